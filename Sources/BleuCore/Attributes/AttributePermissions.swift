@@ -1,0 +1,33 @@
+/// The permissions of an attribute value on a GATT server: who may read or write it, and
+/// what security the link needs first.
+///
+/// The Core Specification leaves the encoding of permissions to the implementation. The first
+/// four bits are CoreBluetooth's `CBAttributePermissions` values, so a CoreBluetooth backend
+/// maps them one to one; the authentication and authorization bits are Bleu's.
+public struct AttributePermissions: OptionSet, Sendable, Hashable, Codable {
+    public let rawValue: UInt16
+
+    public init(rawValue: UInt16) {
+        self.rawValue = rawValue
+    }
+
+    /// The value may be read (0x01).
+    public static let readable = AttributePermissions(rawValue: 0x01)
+    /// The value may be written (0x02).
+    public static let writeable = AttributePermissions(rawValue: 0x02)
+    /// Reading needs an encrypted link (0x04); otherwise ATT error 0x0F.
+    public static let readEncryptionRequired = AttributePermissions(rawValue: 0x04)
+    /// Writing needs an encrypted link (0x08); otherwise ATT error 0x0F.
+    public static let writeEncryptionRequired = AttributePermissions(rawValue: 0x08)
+    /// Reading needs an authenticated (MITM-protected) pairing (0x10); otherwise ATT error 0x05.
+    public static let readAuthenticationRequired = AttributePermissions(rawValue: 0x10)
+    /// Writing needs an authenticated (MITM-protected) pairing (0x20); otherwise ATT error 0x05.
+    public static let writeAuthenticationRequired = AttributePermissions(rawValue: 0x20)
+    /// Reading needs the application's authorization (0x40); otherwise ATT error 0x08.
+    public static let readAuthorizationRequired = AttributePermissions(rawValue: 0x40)
+    /// Writing needs the application's authorization (0x80); otherwise ATT error 0x08.
+    public static let writeAuthorizationRequired = AttributePermissions(rawValue: 0x80)
+
+    /// Readable and writeable, with no security requirement.
+    public static let readWrite: AttributePermissions = [.readable, .writeable]
+}

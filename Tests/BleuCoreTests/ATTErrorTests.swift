@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import BleuCore
+
+@Suite("ATTError")
+struct ATTErrorTests {
+    @Test("every specified code has its own name and meaning")
+    func specifiedCodes() {
+        let specified = Array(UInt8(0x01)...0x13) + [0xFC, 0xFD, 0xFE, 0xFF]
+        var names = Set<String>()
+        for code in specified {
+            let error = ATTError(code)
+            #expect(error.name != "Reserved" && error.name != "Application Error", "0x\(String(code, radix: 16))")
+            #expect(!error.meaning.isEmpty)
+            names.insert(error.name)
+        }
+        #expect(names.count == specified.count)
+    }
+
+    @Test("the named constants carry the specification's values")
+    func constants() {
+        #expect(ATTError.invalidHandle.rawValue == 0x01)
+        #expect(ATTError.readNotPermitted.rawValue == 0x02)
+        #expect(ATTError.insufficientAuthentication.rawValue == 0x05)
+        #expect(ATTError.attributeNotLong.rawValue == 0x0B)
+        #expect(ATTError.invalidAttributeValueLength.rawValue == 0x0D)
+        #expect(ATTError.insufficientEncryption.rawValue == 0x0F)
+        #expect(ATTError.valueNotAllowed.rawValue == 0x13)
+        #expect(ATTError.writeRequestRejected.rawValue == 0xFC)
+        #expect(ATTError.outOfRange.rawValue == 0xFF)
+    }
+
+    @Test("application range 0x80–0x9F")
+    func applicationRange() {
+        for code in UInt8(0x80)...0x9F {
+            #expect(ATTError.application(code)?.isApplicationError == true)
+            #expect(ATTError(code).name == "Application Error")
+        }
+        #expect(ATTError.application(0x7F) == nil)
+        #expect(ATTError.application(0xA0) == nil)
+        #expect(!ATTError.readNotPermitted.isApplicationError)
+    }
+
+    @Test("reserved codes are kept and described as reserved")
+    func reserved() {
+        for code: UInt8 in [0x00, 0x14, 0x7F, 0xA0, 0xE0, 0xFB] {
+            #expect(ATTError(code).name == "Reserved")
+            #expect(ATTError(code).rawValue == code)
+        }
+    }
+
+    @Test("description names code and meaning")
+    func description() {
+        #expect(ATTError.readNotPermitted.description == "ATT error 0x02 (Read Not Permitted): The attribute cannot be read.")
+        #expect(ATTError(0x80).description.hasPrefix("ATT error 0x80 (Application Error)"))
+    }
+}
+
+@Suite("BleuError and DisconnectReason")
+struct BleuErrorTests {
+    static let samples: [BleuError] = [
+        .bluetoothUnavailable(.resetting), .bluetoothPoweredOff, .bluetoothUnauthorized,
+        .peripheralNotFound(UUID()), .serviceNotFound(BluetoothUUID.Service.battery),
+        .characteristicNotFound(BluetoothUUID.Characteristic.batteryLevel),
+        .descriptorNotFound(BluetoothUUID.Descriptor.validRange), .connectionTimeout(UUID()),
+        .connectionFailed(UUID(), reason: "refused"), .disconnected(UUID(), .supervisionTimeout),
+        .notConnected(UUID()), .timeout(operation: "Reading 2A19"), .invalidData("short"),
+        .att(.readNotPermitted), .notSupported("indications"), .sendQueueFull(UUID()),
+        .valueTooLong(length: 200, maximum: 182), .limitReached("8 connections"),
+        .bufferOverflow("notifications of 2A37"), .pairingFailed("passkey rejected"), .cancelled,
+        .invalidState("already advertising"),
+    ]
+
+    @Test("every case has a distinct, actionable description")
+    func descriptions() {
+        let texts = Self.samples.map(\.description)
+        #expect(Set(texts).count == texts.count)
+        #expect(BleuError.att(.readNotPermitted).description.contains("Read Not Permitted"))
+        #expect(BleuError.disconnected(UUID(), .supervisionTimeout).description.contains("supervision timeout"))
+        #expect(BleuError.bluetoothPoweredOff.localizedDescription.contains("Turn Bluetooth on"))
+    }
+
+    @Test("Codable round trip")
+    func codable() throws {
+        let data = try JSONEncoder().encode(Self.samples)
+        #expect(try JSONDecoder().decode([BleuError].self, from: data) == Self.samples)
+    }
+
+    @Test("disconnect reasons map to HCI codes and back")
+    func hciCodes() {
+        for reason in [DisconnectReason.localHostTerminated, .remoteUserTerminated, .supervisionTimeout,
+                       .failedToEstablish, .hci(0x3B)] {
+            #expect(DisconnectReason(hciCode: reason.hciCode) == reason)
+        }
+        #expect(DisconnectReason.supervisionTimeout.hciCode == 0x08)
+        #expect(DisconnectReason.hci(0x3B).description.contains("0x3B"))
+    }
+
+    @Test("manager states map to errors")
+    func stateErrors() {
+        #expect(ManagerState.poweredOn.unavailableError == nil)
+        #expect(ManagerState.poweredOff.unavailableError == .bluetoothPoweredOff)
+        #expect(ManagerState.unauthorized.unavailableError == .bluetoothUnauthorized)
+        #expect(ManagerState.unsupported.unavailableError == .bluetoothUnavailable(.unsupported))
+    }
+}
+
+@Suite("Attribute vocabulary")
+struct AttributeVocabularyTests {
+    @Test("characteristic property bits are the specification's")
+    func propertyBits() {
+        let expected: [(CharacteristicProperties, UInt8)] = [
+            (.broadcast, 0x01), (.read, 0x02), (.writeWithoutResponse, 0x04), (.write, 0x08),
+            (.notify, 0x10), (.indicate, 0x20), (.authenticatedSignedWrites, 0x40), (.extendedProperties, 0x80),
+        ]
+        for (property, bit) in expected { #expect(property.rawValue == bit) }
+        #expect(CharacteristicProperties([.read, .notify]).description == "[read, notify]")
+    }
+
+    @Test("permission bits match CoreBluetooth's for the shared four")
+    func permissionBits() {
+        #expect(AttributePermissions.readable.rawValue == 0x01)
+        #expect(AttributePermissions.writeable.rawValue == 0x02)
+        #expect(AttributePermissions.readEncryptionRequired.rawValue == 0x04)
+        #expect(AttributePermissions.writeEncryptionRequired.rawValue == 0x08)
+    }
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The one test command: installs what the tests need, builds, and runs the full suite.
+# Works on a fresh clone with nothing installed by hand beyond the Swift toolchain.
+#
+#   scripts/test.sh                 # everything
+#   scripts/test.sh --filter UUID   # extra arguments go to `swift test`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+echo "== Build (warnings in the project's own sources fail the build)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+swift build --build-tests 2>&1 | tee "$log"
+if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" >/dev/null; then
+    echo "error: the build printed warnings in the project's sources:" >&2
+    grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" | sort -u >&2
+    exit 1
+fi
+
+echo "== Test"
+swift test --skip-build "$@"
