@@ -6,9 +6,11 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
+        .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -16,6 +18,11 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        .executableTarget(
+            name: "bleu-bench",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/bleu-bench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,5 @@
+/// Every suite `bleu-bench` can run. Add yours here.
+enum BenchmarkRegistry {
+    static let suites: [any BenchmarkSuite] = [
+    ]
+}
