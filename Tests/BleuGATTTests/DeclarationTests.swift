@@ -5,23 +5,8 @@ import Testing
 
 @Suite("Declarations")
 struct DeclarationTests {
-    enum Mode: UInt8, Sendable, CaseIterable { case off, heat, cool }
-
-    /// A custom service declared the way the README shows.
-    enum ThermostatService: GATTService {
-        static let uuid: BluetoothUUID = "9F1E0000-7B51-4C9A-9E2A-1B2C3D4E5F60"
-        static let target = Characteristic<Int16>(
-            "9F1E0001-7B51-4C9A-9E2A-1B2C3D4E5F60", codec: .sint16, properties: [.read, .write, .notify],
-            userDescription: "Target temperature",
-            presentationFormat: PresentationFormat(format: .sint16, exponent: -2, unit: PresentationFormat.Unit.degreeCelsius))
-        static let mode = Characteristic<Mode>(
-            "9F1E0002-7B51-4C9A-9E2A-1B2C3D4E5F60", codec: .enumeration(Mode.self), properties: [.read, .writeWithoutResponse])
-
-        static var characteristics: [CharacteristicDeclaration] {
-            target
-            mode
-        }
-    }
+    /// The README's example service (ReadmeExampleTests.swift).
+    typealias ThermostatService = ReadmeThermostatService
 
     // Core Spec Vol 3 Part G §3.3.3.5: Format uint8, Exponent sint8, Unit uint16, Name Space
     // uint8, Description uint16. sint16 (0x0E), exponent −2 (0xFE), °C (0x272F), Bluetooth SIG

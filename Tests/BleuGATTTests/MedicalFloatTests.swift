@@ -23,26 +23,19 @@ struct MedicalFloatTests {
         (0x0000_04D2, 1234, 0, "1234"), (0x00FF_FB2E, -1234, 0, "-1234"),
     ]
 
-    @Test("the HL7 PHD guide's SFLOAT examples decode and encode exactly")
-    func sfloatExamples() throws {
-        for (bits, mantissa, exponent, text) in Self.sfloatTable {
-            let value = try MedFloat16(mantissa: mantissa, exponent: exponent)
-            #expect(value.bitPattern == bits, "\(text)")
-            #expect(value.description == text)
-            let wire = Data([UInt8(bits & 0xFF), UInt8(bits >> 8)])
-            try expectBytes(.medfloat16, value, wire)
-            #expect(MedFloat16(bitPattern: bits).mantissa == mantissa)
-            #expect(MedFloat16(bitPattern: bits).exponent == exponent)
-        }
+    @Test("the HL7 PHD guide's SFLOAT and FLOAT examples decode and encode exactly")
+    func guideExamples() throws {
+        try check(Self.sfloatTable, MedicalFloatCodec<MedFloat16>())
+        try check(Self.floatTable, MedicalFloatCodec<MedFloat32>())
     }
 
-    @Test("the HL7 PHD guide's FLOAT examples decode and encode exactly")
-    func floatExamples() throws {
-        for (bits, mantissa, exponent, text) in Self.floatTable {
-            let value = try MedFloat32(mantissa: mantissa, exponent: exponent)
+    private func check<Float: MedicalFloat>(_ table: [(Float.BitPattern, Int, Int, String)], _ codec: MedicalFloatCodec<Float>) throws {
+        for (bits, mantissa, exponent, text) in table {
+            let value = try Float(mantissa: mantissa, exponent: exponent)
             #expect(value.bitPattern == bits, "\(text)")
             #expect(value.description == text)
-            try expectBytes(.medfloat32, value, withUnsafeBytes(of: bits.littleEndian) { Data($0) })
+            #expect(Float(bitPattern: bits).mantissa == mantissa && Float(bitPattern: bits).exponent == exponent)
+            try expectBytes(codec, value, withUnsafeBytes(of: bits.littleEndian) { Data($0) })
         }
     }
 

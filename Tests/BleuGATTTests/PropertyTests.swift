@@ -163,11 +163,11 @@ extension CodecProperty {
         },
         CodecProperty("ESS Temperature", Temperature.codec, .exact) { random in
             Bool.random(using: &random) && Bool.random(using: &random)
-                ? .unknown : Temperature(hundredths: .random(in: Temperature.allowed, using: &random))
+                ? .unknown : Temperature(hundredths: .random(in: Temperature.field.range, using: &random))
         },
         CodecProperty("ESS Humidity", Humidity.codec, .exact) { random in
             Bool.random(using: &random) && Bool.random(using: &random)
-                ? .unknown : Humidity(hundredths: .random(in: Humidity.allowed, using: &random))
+                ? .unknown : Humidity(hundredths: .random(in: Humidity.field.range, using: &random))
         },
         CodecProperty("ESS Pressure", Pressure.codec, .exact) { Pressure(tenthsOfPascal: .random(in: .min ... .max, using: &$0)) },
         CodecProperty("Presentation Format", PresentationFormat.codec, .exact) { random in

@@ -160,11 +160,11 @@ struct ReferenceVector {
                                        [Int(id.vendorIDSource.rawValue), Int(id.vendorID), Int(id.productID), Int(id.productVersion)])
         },
         { random in
-            let value = Temperature(hundredths: .random(in: Temperature.allowed, using: &random))
+            let value = Temperature(hundredths: .random(in: Temperature.field.range, using: &random))
             return try ReferenceVector("temperature", EnvironmentalSensingService.temperature, value, [Int(value.hundredths)], checksRebuilt: false)
         },
         { random in
-            let value = Humidity(hundredths: .random(in: Humidity.allowed, using: &random))
+            let value = Humidity(hundredths: .random(in: Humidity.field.range, using: &random))
             return try ReferenceVector("humidity", EnvironmentalSensingService.humidity, value, [Int(value.hundredths)], checksRebuilt: false)
         },
         { random in

@@ -1,43 +1,32 @@
-/// The SIG's unsigned 24-bit integer (`uint24`), three bytes little-endian, as a `UInt32` in
-/// 0...0xFFFFFF. Encoding a larger value throws ``GATTCodecError/Kind/valueNotAllowed``.
-public struct UInt24Codec: GATTCodec {
-    /// The values a `uint24` holds.
-    public static let range: ClosedRange<UInt32> = 0...0xFF_FFFF
-
-    public init() {}
-
-    public func encode(_ value: UInt32, to writer: inout GATTWriter) throws(GATTCodecError) {
-        guard Self.range.contains(value) else {
-            throw .valueNotAllowed(expected: "a uint24 (0–16777215)", found: "\(value)")
-        }
-        writer.writeInteger(value, byteCount: 3)
-    }
-
-    public func decode(from reader: inout GATTReader) throws(GATTCodecError) -> UInt32 {
-        try reader.readInteger(byteCount: 3, as: UInt32.self)
-    }
-}
-
-/// The SIG's signed 24-bit integer (`sint24`), three bytes little-endian in two's complement,
-/// as an `Int32` in -0x800000...0x7FFFFF. Encoding a value outside throws
+/// The SIG's 24-bit integers, three bytes little-endian: ``UInt24Codec`` (`uint24`, as a
+/// `UInt32` in 0...0xFFFFFF) and ``Int24Codec`` (`sint24`, two's complement, as an `Int32` in
+/// −0x800000...0x7FFFFF). Encoding a value outside the range throws
 /// ``GATTCodecError/Kind/valueNotAllowed``.
-public struct Int24Codec: GATTCodec {
-    /// The values a `sint24` holds.
-    public static let range: ClosedRange<Int32> = -0x80_0000...0x7F_FFFF
+public struct Integer24Codec<Integer: FixedWidthInteger & Sendable>: GATTCodec {
+    /// The values 24 bits hold.
+    public static var range: ClosedRange<Integer> {
+        Integer.isSigned ? Integer(-0x80_0000)...Integer(0x7F_FFFF) : 0...Integer(0xFF_FFFF)
+    }
 
     public init() {}
 
-    public func encode(_ value: Int32, to writer: inout GATTWriter) throws(GATTCodecError) {
+    public func encode(_ value: Integer, to writer: inout GATTWriter) throws(GATTCodecError) {
         guard Self.range.contains(value) else {
-            throw .valueNotAllowed(expected: "a sint24 (-8388608–8388607)", found: "\(value)")
+            throw .valueNotAllowed(expected: "a \(Integer.isSigned ? "sint" : "uint")24 (\(Self.range.lowerBound)–\(Self.range.upperBound))",
+                                   found: "\(value)")
         }
         writer.writeInteger(value, byteCount: 3)
     }
 
-    public func decode(from reader: inout GATTReader) throws(GATTCodecError) -> Int32 {
-        try reader.readInteger(byteCount: 3, as: Int32.self)
+    public func decode(from reader: inout GATTReader) throws(GATTCodecError) -> Integer {
+        try reader.readInteger(byteCount: 3, as: Integer.self)
     }
 }
+
+/// `uint24`: three bytes little-endian, as a `UInt32`.
+public typealias UInt24Codec = Integer24Codec<UInt32>
+/// `sint24`: three bytes little-endian, two's complement, as an `Int32`.
+public typealias Int24Codec = Integer24Codec<Int32>
 
 extension GATTCodec where Self == UInt24Codec {
     /// `uint24`: three bytes little-endian, as a `UInt32`.

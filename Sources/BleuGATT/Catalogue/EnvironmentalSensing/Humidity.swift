@@ -7,7 +7,7 @@ public struct Humidity: GATTStructure, Hashable {
 
     /// The value the specification reserves for "not known" (0xFFFF).
     public static let unknown = Humidity(hundredths: UInt16.max)
-    static let allowed: ClosedRange<UInt16> = 0...10_000
+    static let field = RangeOrUnknownCodec<UInt16>(0...10_000, unknown: UInt16.max, unit: "0.01 %")
 
     /// A relative humidity in hundredths of a percent.
     public init(hundredths: UInt16) {
@@ -17,11 +17,7 @@ public struct Humidity: GATTStructure, Hashable {
     /// `percent` rounded to 0.01 %. Throws ``GATTCodecError/Kind/valueNotAllowed`` outside
     /// 0...100 (and for NaN).
     public init(percent: Double) throws(GATTCodecError) {
-        let scaled = (percent * 100).rounded()
-        guard scaled >= 0, scaled <= Double(Self.allowed.upperBound) else {
-            throw .valueNotAllowed(expected: "0–100 %", found: "\(percent)")
-        }
-        hundredths = UInt16(scaled)
+        hundredths = try Self.field.raw(scaling: percent, by: 100, described: "0–100 %")
     }
 
     /// Percent relative humidity, or `nil` when not known.
@@ -30,18 +26,10 @@ public struct Humidity: GATTStructure, Hashable {
     }
 
     public init(from reader: inout GATTReader) throws(GATTCodecError) {
-        hundredths = try reader.readInteger(UInt16.self)
-        try check()
+        hundredths = try Self.field.decode(from: &reader)
     }
 
     public func encode(to writer: inout GATTWriter) throws(GATTCodecError) {
-        try check()
-        writer.writeInteger(hundredths)
-    }
-
-    private func check() throws(GATTCodecError) {
-        guard self == .unknown || Self.allowed.contains(hundredths) else {
-            throw .valueNotAllowed(expected: "0–10000 (0.01 %) or 0xFFFF (not known)", found: "\(hundredths)")
-        }
+        try Self.field.encode(hundredths, to: &writer)
     }
 }

@@ -7,7 +7,7 @@ public struct Temperature: GATTStructure, Hashable {
 
     /// The value the specification reserves for "not known" (0x8000).
     public static let unknown = Temperature(hundredths: Int16.min)
-    static let allowed: ClosedRange<Int16> = -27315...Int16.max
+    static let field = RangeOrUnknownCodec<Int16>(-27315...Int16.max, unknown: Int16.min, unit: "0.01 °C")
 
     /// A temperature in hundredths of a degree Celsius.
     public init(hundredths: Int16) {
@@ -17,11 +17,7 @@ public struct Temperature: GATTStructure, Hashable {
     /// `celsius` rounded to 0.01 °C. Throws ``GATTCodecError/Kind/valueNotAllowed`` outside
     /// −273.15...327.67 (and for NaN).
     public init(celsius: Double) throws(GATTCodecError) {
-        let scaled = (celsius * 100).rounded()
-        guard scaled >= Double(Self.allowed.lowerBound), scaled <= Double(Self.allowed.upperBound) else {
-            throw .valueNotAllowed(expected: "−273.15–327.67 °C", found: "\(celsius)")
-        }
-        hundredths = Int16(scaled)
+        hundredths = try Self.field.raw(scaling: celsius, by: 100, described: "−273.15–327.67 °C")
     }
 
     /// Degrees Celsius, or `nil` when not known.
@@ -30,18 +26,10 @@ public struct Temperature: GATTStructure, Hashable {
     }
 
     public init(from reader: inout GATTReader) throws(GATTCodecError) {
-        hundredths = try reader.readInteger(Int16.self)
-        try check()
+        hundredths = try Self.field.decode(from: &reader)
     }
 
     public func encode(to writer: inout GATTWriter) throws(GATTCodecError) {
-        try check()
-        writer.writeInteger(hundredths)
-    }
-
-    private func check() throws(GATTCodecError) {
-        guard self == .unknown || Self.allowed.contains(hundredths) else {
-            throw .valueNotAllowed(expected: "−27315–32767 (0.01 °C) or 0x8000 (not known)", found: "\(hundredths)")
-        }
+        try Self.field.encode(hundredths, to: &writer)
     }
 }

@@ -43,7 +43,7 @@ public struct DateTime: GATTStructure, Hashable {
         return calendar.date(from: parts)
     }
 
-    static let yearCodec = UnknownOrRangeCodec<UInt16>(range: 1582...9999)
+    static let yearCodec = RangeOrUnknownCodec<UInt16>(1582...9999, unknown: 0)
     static let monthCodec = IntegerCodec<UInt8>().restricted(to: 0...12)
     static let dayCodec = IntegerCodec<UInt8>().restricted(to: 0...31)
     static let hoursCodec = IntegerCodec<UInt8>().restricted(to: 0...23)
@@ -65,27 +65,5 @@ public struct DateTime: GATTStructure, Hashable {
         try writer.encode(hours, with: Self.hoursCodec, field: "Hours")
         try writer.encode(minutes, with: Self.sixtyCodec, field: "Minutes")
         try writer.encode(seconds, with: Self.sixtyCodec, field: "Seconds")
-    }
-}
-
-/// An unsigned integer field in a range, or 0 for "not known" (as Date Time's Year).
-struct UnknownOrRangeCodec<Integer: FixedWidthInteger & UnsignedInteger & Sendable>: GATTCodec {
-    let range: ClosedRange<Integer>
-
-    func encode(_ value: Integer, to writer: inout GATTWriter) throws(GATTCodecError) {
-        try check(value)
-        writer.writeInteger(value)
-    }
-
-    func decode(from reader: inout GATTReader) throws(GATTCodecError) -> Integer {
-        let value = try reader.readInteger(Integer.self)
-        try check(value)
-        return value
-    }
-
-    private func check(_ value: Integer) throws(GATTCodecError) {
-        guard value == 0 || range.contains(value) else {
-            throw .valueNotAllowed(expected: "0 (not known) or \(range.lowerBound)–\(range.upperBound)", found: "\(value)")
-        }
     }
 }
