@@ -14,6 +14,7 @@ public struct CharacteristicDeclaration: Sendable, Hashable {
     /// A static value the backend serves itself, or `nil` when the application answers requests.
     public var value: Data?
 
+    /// A declaration from its parts; usually made with ``Characteristic/declaration``.
     public init(uuid: BluetoothUUID, name: String, properties: CharacteristicProperties,
                 permissions: AttributePermissions, descriptors: [DescriptorDefinition], value: Data?) {
         self.uuid = uuid

@@ -3,6 +3,7 @@
 /// `if`, `if let`, `switch` and `for`.
 @resultBuilder
 public enum CharacteristicsBuilder {
+    /// A typed characteristic, declared without a static value.
     public static func buildExpression<Value>(_ characteristic: Characteristic<Value>) -> [CharacteristicDeclaration] {
         [characteristic.declaration]
     }

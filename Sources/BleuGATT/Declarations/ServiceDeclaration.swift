@@ -19,6 +19,7 @@ public struct ServiceDeclaration: Sendable, Hashable {
     /// UUIDs of services, published before this one, that it includes.
     public var includedServices: [BluetoothUUID]
 
+    /// A declaration of these characteristics.
     public init(_ uuid: BluetoothUUID, isPrimary: Bool = true, includes includedServices: [BluetoothUUID] = [],
                 characteristics: [CharacteristicDeclaration]) {
         self.uuid = uuid
