@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
+        .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -18,6 +19,8 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        .target(name: "BleuGATT", dependencies: ["BleuCore"]),
+        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],

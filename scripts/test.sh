@@ -18,5 +18,9 @@ if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" >/de
     exit 1
 fi
 
+echo "== Reference implementations for interop tests"
+BLEU_GATT_REFERENCE_PYTHON="$(scripts/gatt-reference-setup.sh)"
+export BLEU_GATT_REFERENCE_PYTHON
+
 echo "== Test"
 swift test --skip-build "$@"

@@ -1,0 +1,15 @@
+import BleuCore
+
+/// The Current Time Service (0x1805): the server's date and time.
+public enum CurrentTimeService: GATTService {
+    public static let uuid = BluetoothUUID.Service.currentTime
+
+    /// Current Time (0x2A2B): read and notify; the service allows writes where the server
+    /// lets clients set its clock (``Characteristic/with(properties:permissions:)``).
+    public static let currentTime = Characteristic<CurrentTime>(
+        BluetoothUUID.Characteristic.currentTime, codec: CurrentTime.codec, properties: [.read, .notify])
+
+    public static var characteristics: [CharacteristicDeclaration] {
+        currentTime
+    }
+}
