@@ -22,7 +22,7 @@ struct ReferenceCrossCheckTests {
     @Test("catalogue values encoded here decode there to the same fields, and back")
     func crossCheck() throws {
         let seed = PropertyTests.seed ^ 0x5EED
-        print("BleuGATT cross-check: seed \(seed) (rerun with BLEU_GATT_SEED=\(PropertyTests.seed))")
+        print("BleuGATT cross-check: seed \(seed), derived from BLEU_GATT_SEED=\(PropertyTests.seed) (set that to rerun)")
         var random = SeededRandomNumberGenerator(seed: seed)
         var vectors: [ReferenceVector] = []
         for kind in ReferenceVector.kinds {
