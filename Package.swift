@@ -6,11 +6,13 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
+        .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -18,9 +20,21 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        .target(
+            name: "BleuEmulator",
+            dependencies: [
+                "BleuCore",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator"]),
         .executableTarget(
             name: "bleu-bench",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BleuEmulator",
+            ],
             path: "Benchmarks/bleu-bench"
         ),
     ],
