@@ -21,7 +21,7 @@ extension Engine {
             }
             let attempt = nextAttempt
             nextAttempt += 1
-            centrals[key]?.pending[peripheral] = PendingConnection(attempt: attempt, waiters: [operation])
+            centrals[key]?.pending[peripheral] = PendingConnection(attempt: attempt, peripheralID: peripheralID, waiters: [operation])
             tryEstablish(central: key, peripheral: peripheral)
         }
         if let timeout {
@@ -102,8 +102,7 @@ extension Engine {
 
     mutating func connectionTimedOut(central key: Int, peripheral: Int, operation: OperationID) {
         guard var attempt = centrals[key]?.pending[peripheral], attempt.waiters.contains(operation) else { return }
-        let peripheralID = peripheralIdentifier(central: key, peripheral: peripheral)
-        fail(operation, BleuError.connectionTimeout(peripheralID))
+        fail(operation, BleuError.connectionTimeout(attempt.peripheralID))
         attempt.waiters.removeAll { $0 == operation }
         if attempt.waiters.isEmpty {
             abandonAttempt(central: key, peripheral: peripheral)
@@ -118,11 +117,6 @@ extension Engine {
         if let link = centrals[key]?.links[peripheral] {
             tearDown(link, centralReason: .localHostTerminated, peripheralReason: .remoteUserTerminated)
         }
-    }
-
-    func peripheralIdentifier(central key: Int, peripheral: Int) -> UUID {
-        guard let c = centrals[key], let p = peripherals[peripheral] else { return UUID() }
-        return identifier(of: p.address, seenBy: c.address)
     }
 
     /// Cancels an attempt, or ends the link: the operation completes once the link is down.

@@ -19,7 +19,7 @@ extension Engine {
             node.scan?.stream = nil
             let linked = node.links.values.sorted().compactMap { links[$0] }
             let restoration = CentralRestoration(
-                peripherals: linked.map(\.peripheralID) + node.pending.keys.sorted().map { peripheralIdentifier(central: key, peripheral: $0) },
+                peripherals: linked.map(\.peripheralID) + node.pending.keys.sorted().compactMap { node.pending[$0]?.peripheralID },
                 scanOptions: node.scan?.options,
                 subscriptions: linked.flatMap { $0.subscriptions.values.sorted { $0.valueHandle < $1.valueHandle } })
             node.restoration = restoration

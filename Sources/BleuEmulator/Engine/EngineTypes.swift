@@ -51,6 +51,8 @@ struct CentralNode {
 
 struct PendingConnection {
     let attempt: UInt64
+    /// The peripheral as the central knows it.
+    let peripheralID: UUID
     var waiters: [OperationID]
     var establishing = false
 }

@@ -6,6 +6,11 @@ import Foundation
 ///
 /// A central knows each peripheral under an identifier of its own (random per bus, stable
 /// for the bus's lifetime, never chosen by the peripheral), as on real hardware.
+///
+/// The central lives as long as its manager: when the last reference goes, its scan stops
+/// and its connections end (the peripherals see ``BleuCore/DisconnectReason/remoteUserTerminated``)
+/// — unless it was created with a restore identifier, in which case they wait for the manager
+/// that restores it.
 public final class EmulatedCentralManager: CentralManager {
     /// What makes one central different from another.
     public struct Options: Sendable {

@@ -5,6 +5,10 @@ import Foundation
 /// with CoreBluetooth's semantics. The application answers every read and write of a
 /// characteristic that has no static value; the emulator enforces properties, permissions,
 /// lengths and security before a request reaches it.
+///
+/// As with CoreBluetooth, the peripheral lives as long as its manager: when the last
+/// reference goes, it stops advertising and its connections end — unless it was created with
+/// a restore identifier, in which case its state waits for the manager that restores it.
 public final class EmulatedPeripheralManager: PeripheralManager {
     /// What makes one peripheral different from another.
     public struct Options: Sendable {

@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+@testable import BleuEmulator
+
+/// Runs `body` while moving a manual clock forward in small steps until it finishes: virtual
+/// time for the realistic link model, without sleeping. Model timestamps do not depend on
+/// the step (timers run at their own times); only reactions of other tasks are rounded to it.
+func drive<T: Sendable>(_ clock: ManualClock, step: Duration = .microseconds(250), limit: Duration = .seconds(120),
+                        _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let finished = Mutex(false)
+    let task = Task {
+        defer { finished.withLock { $0 = true } }
+        return try await body()
+    }
+    var elapsed = Duration.zero
+    while !finished.withLock({ $0 }), elapsed < limit {
+        for _ in 0..<8 { await Task.yield() }
+        if finished.withLock({ $0 }) { break }
+        clock.advance(by: step)
+        elapsed += step
+    }
+    if elapsed >= limit { task.cancel() }
+    return try await task.value
+}
+
+/// Moves a manual clock forward by `duration` in steps, letting other tasks run between steps.
+func run(_ clock: ManualClock, for duration: Duration, step: Duration = .microseconds(250)) async {
+    var elapsed = Duration.zero
+    while elapsed < duration {
+        for _ in 0..<8 { await Task.yield() }
+        clock.advance(by: min(step, duration - elapsed))
+        elapsed += step
+    }
+    for _ in 0..<8 { await Task.yield() }
+}
