@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 @testable import BleuEmulator
 
-/// Runs `body` while moving a manual clock forward in small steps until it finishes: virtual
-/// time for the realistic link model, without sleeping. Model timestamps do not depend on
-/// the step (timers run at their own times); only reactions of other tasks are rounded to it.
+/// Runs `body` while moving a manual clock forward until it finishes: virtual time for the
+/// realistic link model, without sleeping. Each step goes to the next sleeper's deadline, or
+/// `step` ahead if that comes first, after letting other tasks run. Model timestamps do not
+/// depend on the steps (timers run at their own times); reactions of other tasks happen at
+/// the clock's time when they run, usually the deadline of what they react to.
 func drive<T: Sendable>(_ clock: ManualClock, step: Duration = .microseconds(250), limit: Duration = .seconds(120),
                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let finished = Mutex(false)
@@ -16,8 +18,10 @@ func drive<T: Sendable>(_ clock: ManualClock, step: Duration = .microseconds(250
     while !finished.withLock({ $0 }), elapsed < limit {
         for _ in 0..<8 { await Task.yield() }
         if finished.withLock({ $0 }) { break }
-        clock.advance(by: step)
-        elapsed += step
+        let now = clock.now
+        let target = min(clock.nextDeadline ?? now.advanced(by: step), now.advanced(by: step))
+        clock.advance(to: max(target, now.advanced(by: .nanoseconds(1))))
+        elapsed += now.duration(to: clock.now)
     }
     if elapsed >= limit { task.cancel() }
     return try await task.value
