@@ -12,10 +12,8 @@ struct ChannelState {
         var peerMPS: Int
         /// SDUs waiting for credits: bytes left to frame and the caller waiting.
         var outgoing: Deque<(sdu: Data, bytesLeft: Int, waiter: OperationID)> = []
-        /// K-frames of the SDU being received so far.
-        var receivingFrames = 0
-        /// K-frames of each SDU in the input stream, returned as credits when it is consumed.
-        var bufferedFrames: Deque<Int> = []
+        /// Credits held for SDUs in the input stream, returned as the application takes them.
+        var heldCredits = 0
         var input: Int?
         var closed = false
     }
@@ -178,23 +176,28 @@ extension Engine {
         }
     }
 
+    /// A K-frame arrived. The receiver reassembles SDUs: a frame that does not end one frees
+    /// its buffer at once (its credit goes back); the frame that ends one holds its credit
+    /// until the application takes the SDU, so the input never holds more SDUs than credits.
     mutating func kframeReceived(channel id: Int, length: Int, sdu: Data?, direction: RadioSchedule.Direction) {
         let side = direction == .centralToPeripheral ? ChannelState.peripheral : ChannelState.central
-        guard let channel = channels[id], !channel.ends[side].closed else { return }
-        channels[id]?.ends[side].receivingFrames += 1
-        guard let sdu, let input = channel.ends[side].input else { return }
-        let frames = channel.ends[side].receivingFrames + 1
-        channels[id]?.ends[side].receivingFrames = 0
-        channels[id]?.ends[side].bufferedFrames.append(frames)
+        guard let channel = channels[id], !channel.ends[side].closed, let input = channel.ends[side].input else { return }
+        guard let sdu else {
+            send(LinkPacket(direction: direction == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral,
+                            payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
+            return
+        }
+        channels[id]?.ends[side].heldCredits += 1
         push(.data(sdu), to: input)
     }
 
     /// The application took an SDU: its K-frames' credits go back to the sender.
     mutating func channelInputConsumed(_ id: Int, side: Int) {
-        guard let channel = channels[id], let frames = channels[id]?.ends[side].bufferedFrames.popFirst() else { return }
+        guard let channel = channels[id], channel.ends[side].heldCredits > 0 else { return }
+        channels[id]?.ends[side].heldCredits -= 1
         guard !channel.ends[side].closed, links[channel.link] != nil else { return }
         let direction: RadioSchedule.Direction = side == ChannelState.central ? .centralToPeripheral : .peripheralToCentral
-        send(LinkPacket(direction: direction, payload: .signaling(.credits(channel: id, count: frames))), on: channel.link)
+        send(LinkPacket(direction: direction, payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
     }
 
     // MARK: Closing
@@ -208,13 +211,14 @@ extension Engine {
             if let opener = channel.opener { fail(opener, error ?? BleuError.cancelled) }
             for end in [ChannelState.central, ChannelState.peripheral] {
                 let endError = end == ChannelState.central ? error : (peripheralError ?? error)
-                endChannelEnd(channel.ends[end], error: endError ?? BleuError.invalidState("the L2CAP channel is closed"))
+                let error = endError ?? BleuError.invalidState("the L2CAP channel is closed")
+                endChannelEnd(channel.ends[end], sendError: error, inputError: error)
             }
             return
         }
         guard !channel.ends[side].closed else { return }
         channels[id]?.ends[side].closed = true
-        endChannelEnd(channel.ends[side], error: BleuError.invalidState("the L2CAP channel is closed"), inputError: nil)
+        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the L2CAP channel is closed"), inputError: nil)
         let direction: RadioSchedule.Direction = side == ChannelState.central ? .centralToPeripheral : .peripheralToCentral
         if links[channel.link] != nil, channel.isOpen {
             send(LinkPacket(direction: direction, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
@@ -231,18 +235,15 @@ extension Engine {
     private mutating func peerClosed(_ id: Int, side: Int) {
         guard let channel = channels[id] else { return }
         channels[id]?.ends[side].closed = true
-        endChannelEnd(channel.ends[side], error: BleuError.invalidState("the peer closed the L2CAP channel"), inputError: nil)
+        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the peer closed the L2CAP channel"), inputError: nil)
         channels.removeValue(forKey: id)
         links[channel.link]?.channels.remove(id)
     }
 
-    private mutating func endChannelEnd(_ end: ChannelState.End, error: any Error, inputError: (any Error)?? = .none) {
-        for pending in end.outgoing { fail(pending.waiter, error) }
-        if let input = end.input {
-            switch inputError {
-            case .none: endStream(input, error: error)
-            case .some(let chosen): endStream(input, error: chosen)
-            }
-        }
+    /// Fails an end's pending sends with `sendError` and ends its input with `inputError`
+    /// (`nil`: normally, after what it holds).
+    private mutating func endChannelEnd(_ end: ChannelState.End, sendError: any Error, inputError: (any Error)?) {
+        for pending in end.outgoing { fail(pending.waiter, sendError) }
+        if let input = end.input { endStream(input, error: inputError) }
     }
 }

@@ -84,7 +84,12 @@ extension Engine {
             links[link]?.valueStreams[handle]?.removeAll { $0 == id }
             drained(stream.owner)
         case .scan(let central):
-            if centrals[central]?.scan?.stream == id { stopScan(central: central) }
+            guard centrals[central]?.scan?.stream == id else { return }
+            if centrals[central]?.restoreIdentifier != nil {
+                centrals[central]?.scan?.stream = nil  // a restorable central scans on, for its successor
+            } else {
+                stopScan(central: central)
+            }
         case .channel(let channel, let side):
             closeChannel(channel, side: side)
         }
