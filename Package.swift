@@ -33,6 +33,7 @@ let package = Package(
             name: "bleu-bench",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BleuCore",
                 "BleuEmulator",
             ],
             path: "Benchmarks/bleu-bench"
