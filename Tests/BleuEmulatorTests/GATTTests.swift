@@ -342,6 +342,17 @@ struct GATTTests {
         #expect(Set(lengths.compactMap { $0 }) == [244, 20])
     }
 
+    @Test("a removed service takes its subscriptions with it: handles given again start unsubscribed")
+    func removedServiceSubscriptions() async throws {
+        let fixture = try await Fixture.make()
+        _ = try await fixture.central.subscribe(to: fixture[TestUUID.stream])
+        try await fixture.peripheral.remove(fixture.service)
+        let again = try await fixture.peripheral.add(.test)
+        #expect(again.characteristic(TestUUID.stream)?.valueHandle == fixture[TestUUID.stream].valueHandle)
+        let subscribed = fixture.bus.withEngine { engine in engine.links.values.first?.server.configurations.isEmpty }
+        #expect(subscribed == true)
+    }
+
     @Test("discovery finds descriptors, included services, and reports database changes")
     func discovery() async throws {
         let fixture = try await Fixture.make()

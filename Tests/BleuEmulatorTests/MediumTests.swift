@@ -1,5 +1,6 @@
 import BleuCore
 import Foundation
+import Synchronization
 import Testing
 @testable import BleuEmulator
 
@@ -128,5 +129,84 @@ struct MediumTests {
                           "unsubscribed", "disconnected \(DisconnectReason.remoteUserTerminated)"])
         _ = stream
         _ = store
+    }
+}
+
+/// The managers' event streams: ordered, bounded, and aware of what their consumers took.
+@Suite("1 · Event streams")
+struct EventHubTests {
+    @Test("every stream gets the prefix, then every event in order; a slow stream keeps the newest")
+    func orderAndBound() async {
+        let hub = EventHub<Int>(limit: 5, onReceipts: { _ in })
+        hub.setPrefix([-1])
+        let fast = hub.subscribe()
+        let slow = hub.subscribe()
+        let consumer = Task {
+            var received: [Int] = []
+            for await value in fast {
+                received.append(value)
+                if received.count == 4 { break }
+            }
+            return received
+        }
+        for i in 0..<3 { hub.yield(i) }
+        #expect(await consumer.value == [-1, 0, 1, 2])
+        for i in 3..<20 { hub.yield(i) }
+        hub.finish()
+        var kept: [Int] = []
+        for await value in slow { kept.append(value) }
+        #expect(kept == Array(15..<20))
+    }
+
+    @Test("a receipt completes once every stream took or dropped its event; with no stream it is not held")
+    func receipts() async {
+        let completed = Mutex<[Int]>([])
+        let hub = EventHub<Int>(limit: 2, onReceipts: { links in completed.withLock { $0 += links } })
+        #expect(hub.yield(0, receipt: 7).held == false)
+        var a = hub.subscribe().makeAsyncIterator()
+        var b = hub.subscribe().makeAsyncIterator()
+        #expect(hub.yield(1, receipt: 7).held)
+        _ = await a.next()
+        #expect(completed.withLock { $0 }.isEmpty)
+        _ = await b.next()
+        #expect(completed.withLock { $0 } == [7])
+        #expect(hub.yield(2, receipt: 8).held)
+        #expect(hub.yield(3).held)
+        let overflow = hub.yield(4)
+        #expect(overflow.completed == [8], "dropping the oldest event settles its receipt")
+        #expect(hub.subscriberCount == 2)
+    }
+
+    @Test("a stream whose consumer lets go is removed, and its receipts settle")
+    func removal() async {
+        let completed = Mutex<[Int]>([])
+        let hub = EventHub<Int>(limit: 10, onReceipts: { links in completed.withLock { $0 += links } })
+        var stream: AsyncStream<Int>? = hub.subscribe()
+        _ = stream
+        hub.yield(1, receipt: 3)
+        stream = nil
+        #expect(hub.subscriberCount == 0)
+        #expect(completed.withLock { $0 } == [3])
+        let task = Task { for await _ in hub.subscribe() {} }
+        while hub.subscriberCount == 0 { await Task.yield() }
+        task.cancel()
+        await task.value
+        #expect(hub.subscriberCount == 0)
+    }
+
+    @Test("a bus nobody holds goes away, even with timers armed")
+    func busLifetime() async throws {
+        weak var weakBus: EmulatorBus?
+        do {
+            let fixture = try await Fixture.make(answer: { _, _, _ in })
+            weakBus = fixture.bus
+            let pending = Task { try await fixture.central.read(fixture[TestUUID.value]) }  // arms the ATT timeout
+            while fixture.bus.withEngine({ $0.watchdogAt == nil }) { await Task.yield() }
+            await fixture.central.cancelConnection(fixture.peripheralID)
+            _ = await thrownError { try await pending.value }
+            fixture.app.cancel()
+            await fixture.app.value
+        }
+        #expect(weakBus == nil)
     }
 }

@@ -24,7 +24,7 @@ extension Engine {
             centrals[key]?.pending[peripheral] = PendingConnection(attempt: attempt, peripheralID: peripheralID, waiters: [operation])
             tryEstablish(central: key, peripheral: peripheral)
         }
-        if let timeout {
+        if let timeout, waiters[operation] != nil {
             schedule(.connectTimeout(central: key, peripheral: peripheral, operation: operation), at: timeoutBase() + timeout)
         }
     }

@@ -76,7 +76,6 @@ extension Engine {
 
     mutating func failChannelOpen(_ id: Int, _ error: any Error) {
         guard let channel = channels.removeValue(forKey: id) else { return }
-        links[channel.link]?.channels.remove(id)
         if let opener = channel.opener { fail(opener, error) }
     }
 
@@ -115,7 +114,6 @@ extension Engine {
         channels[id]?.ends[ChannelState.peripheral].peerMPS = mps
         let input = newStream(.channel(id, side: ChannelState.peripheral), limit: l2cap.initialCredits)
         channels[id]?.ends[ChannelState.peripheral].input = input
-        links[linkID]?.channels.insert(id)
         respond(0x0000)
         if let channel = makeChannel(id, ChannelState.peripheral, psm, link.centralID, input) {
             node.hub.yield(.l2capChannelOpened(channel))
@@ -132,7 +130,6 @@ extension Engine {
             channels[id]?.ends[ChannelState.central].peerMPS = mps
             let input = newStream(.channel(id, side: ChannelState.central), limit: configuration.l2cap.initialCredits)
             channels[id]?.ends[ChannelState.central].input = input
-            links[channel.link]?.channels.insert(id)
             channels[id]?.opener = nil
             if let opener = channel.opener { succeed(opener, .channel(id)) }
         case 0x0008 where configuration.pairing.pairsOnInsufficientSecurity && link.security < .encrypted:
@@ -227,7 +224,6 @@ extension Engine {
         }
         if channels[id]?.ends.allSatisfy(\.closed) == true {
             channels.removeValue(forKey: id)
-            links[channel.link]?.channels.remove(id)
         }
     }
 
@@ -237,7 +233,6 @@ extension Engine {
         channels[id]?.ends[side].closed = true
         endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the peer closed the L2CAP channel"), inputError: nil)
         channels.removeValue(forKey: id)
-        links[channel.link]?.channels.remove(id)
     }
 
     /// Fails an end's pending sends with `sendError` and ends its input with `inputError`

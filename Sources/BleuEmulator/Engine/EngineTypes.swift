@@ -131,7 +131,6 @@ struct Link {
     var writesInFlight = 0
     var writeReadyPending = false
     var pairing: PairingProcedure?
-    var channels: Set<Int> = []
     var nextSignalIdentifier: UInt8 = 1
 }
 

@@ -161,18 +161,6 @@ enum ATTPDU: Sendable, Hashable {
         }
     }
 
-    /// Whether the PDU is a request the server must answer (so the client waits for it).
-    var isRequest: Bool {
-        switch self {
-        case .exchangeMTURequest, .findInformationRequest, .readByTypeRequest, .readRequest,
-             .readBlobRequest, .readByGroupTypeRequest, .writeRequest, .prepareWriteRequest,
-             .executeWriteRequest:
-            true
-        default:
-            false
-        }
-    }
-
     private static func width(_ uuid: BluetoothUUID?) -> Int {
         guard let uuid else { return 2 }
         return uuid.uuid16 != nil ? 2 : 16

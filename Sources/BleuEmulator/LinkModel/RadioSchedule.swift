@@ -48,9 +48,6 @@ public struct RadioSchedule: Sendable {
 
     public init() {}
 
-    /// The connections on the radio.
-    public var connectionIDs: [Int] { Array(connections.keys) }
-
     /// Adds a connection created at `time` and returns its first anchor: `time` itself on an
     /// idle radio, else the middle of the largest gap between the other connections' anchors.
     @discardableResult
@@ -86,11 +83,6 @@ public struct RadioSchedule: Sendable {
     /// The first anchor of connection `id` at or after `time`.
     public func anchor(of id: Int, atOrAfter time: Duration) -> Duration? {
         connections[id].map { nextAnchor($0, atOrAfter: time) }
-    }
-
-    /// The events with data scheduled for a connection that end after `time`.
-    public func events(of id: Int, after time: Duration) -> [Event] {
-        connections[id]?.events.filter { $0.end > time } ?? []
     }
 
     /// Places an exchange of length `exchange` sent `direction` on connection `id`, submitted

@@ -179,12 +179,18 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 }
 
 extension Engine {
-    /// The peripheral's database changed: connected centrals are told to rediscover (Service Changed).
+    /// The peripheral's database changed: subscriptions to characteristics that are gone end
+    /// (their queued values are dropped), and connected centrals are told to rediscover
+    /// (Service Changed).
     mutating func servicesChanged(peripheral key: Int) {
         guard let node = peripherals[key] else { return }
         for linkID in node.links.values.sorted() {
-            guard let link = links[linkID], link.isUp else { continue }
-            centrals[link.central]?.hub.yield(.servicesChanged(link.peripheralID))
+            guard let link = links[linkID] else { continue }
+            for handle in link.server.configurations.keys.sorted() where node.database.characteristic(valueHandle: handle) == nil {
+                links[linkID]?.server.configurations.removeValue(forKey: handle)
+                dropQueuedValues(handle: handle, on: linkID)
+            }
+            if link.isUp { centrals[link.central]?.hub.yield(.servicesChanged(link.peripheralID)) }
         }
     }
 }

@@ -43,8 +43,19 @@ public final class EmulatorBus: Sendable {
         self.clock = busClock
         self.engine = Mutex(engine)
         self.engine.withLock { engine in
-            engine.startScheduler = { [weak self] generation in
-                Task { await self?.runScheduler(generation) }
+            engine.startScheduler = { [weak self, busClock] generation in
+                // The task holds the bus only while it runs timers, not while it sleeps, so a
+                // bus nobody uses any more goes away (and its deinit stops the task).
+                Task { [weak self] in
+                    while let target = self?.schedulerTarget(generation) {
+                        do {
+                            try await busClock.sleep(target)
+                        } catch {
+                            return
+                        }
+                        guard self?.runDueTimers(generation) == true else { return }
+                    }
+                }
             }
             engine.onReceipts = { [weak self] links in
                 self?.withEngine { engine in
@@ -201,23 +212,17 @@ public final class EmulatorBus: Sendable {
         }
     }
 
-    /// The scheduler: sleeps until the engine's next timer and runs what is due. A newer
-    /// scheduler (started for an earlier timer) replaces it.
-    private func runScheduler(_ generation: Int) async {
-        while true {
-            let target: Duration? = engine.withLock { $0.schedulerGeneration == generation ? $0.scheduledWake : nil }
-            guard let target else { return }
-            do {
-                try await clock.sleep(target)
-            } catch {
-                return
-            }
-            let more: Bool = engine.withLock { engine in
-                guard engine.schedulerGeneration == generation else { return false }
-                engine.process(until: clock.now(), fromScheduler: true)
-                return engine.scheduledWake != nil
-            }
-            if !more { return }
+    /// When the scheduler of this generation should wake next, or `nil` if a newer one took over.
+    private func schedulerTarget(_ generation: Int) -> Duration? {
+        engine.withLock { $0.schedulerGeneration == generation ? $0.scheduledWake : nil }
+    }
+
+    /// Runs the timers due by now; returns whether this scheduler has more to wait for.
+    private func runDueTimers(_ generation: Int) -> Bool {
+        engine.withLock { engine in
+            guard engine.schedulerGeneration == generation else { return false }
+            engine.process(until: clock.now(), fromScheduler: true)
+            return engine.scheduledWake != nil
         }
     }
 }
