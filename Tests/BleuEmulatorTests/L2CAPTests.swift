@@ -82,6 +82,21 @@ struct L2CAPTests {
         #expect(sendError != nil)
     }
 
+    @Test("a channel nobody on the peripheral takes is closed, and the central hears it")
+    func unclaimedChannel() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let peripheral = EmulatedPeripheralManager(bus: bus)  // no application listening
+        let psm = try await peripheral.publishL2CAPChannel(requiresEncryption: false)
+        try await peripheral.startAdvertising(AdvertisingData(localName: "L"))
+        let central = EmulatedCentralManager(bus: bus)
+        let id = try await central.discover(name: "L")
+        try await central.connect(id)
+        let channel = try await central.openL2CAPChannel(psm: psm, on: id)
+        for try await _ in channel.incoming { Issue.record("nothing was sent") }
+        let error = await thrownError { try await channel.send(Data([1])) }
+        #expect(error != nil)
+    }
+
     @Test("a PSM that requires encryption pairs first, or refuses")
     func encryption() async throws {
         let (fixture, central, _) = try await Self.open(requiresEncryption: true)

@@ -60,16 +60,21 @@ extension Engine {
 
     /// The node behind a manager, or the error when the manager was replaced.
     func central(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
-        guard let node = centrals[key], node.generation == generation, node.attached else {
-            throw .invalidState("this central manager was replaced by a manager restored with the same identifier")
-        }
-        return node
+        try Self.current(centrals[key], generation: generation, powered: false, role: "central")
     }
 
     /// Like ``central(_:generation:)`` and also requires the radio to be on.
     func poweredCentral(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
-        let node = try central(key, generation: generation)
-        if let error = node.state.unavailableError { throw error }
+        try Self.current(centrals[key], generation: generation, powered: true, role: "central")
+    }
+
+    /// A node if the manager asking is its current one (and, when `powered`, its radio is on).
+    private static func current<Node: ManagedNode>(_ node: Node?, generation: Int, powered: Bool,
+                                                   role: String) throws(BleuError) -> Node {
+        guard let node, node.generation == generation, node.attached else {
+            throw .invalidState("this \(role) manager was replaced by a manager restored with the same identifier")
+        }
+        if powered, let error = node.state.unavailableError { throw error }
         return node
     }
 
@@ -154,16 +159,11 @@ extension Engine {
     }
 
     func peripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
-        guard let node = peripherals[key], node.generation == generation, node.attached else {
-            throw .invalidState("this peripheral manager was replaced by a manager restored with the same identifier")
-        }
-        return node
+        try Self.current(peripherals[key], generation: generation, powered: false, role: "peripheral")
     }
 
     func poweredPeripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
-        let node = try peripheral(key, generation: generation)
-        if let error = node.state.unavailableError { throw error }
-        return node
+        try Self.current(peripherals[key], generation: generation, powered: true, role: "peripheral")
     }
 
     /// The test changes the peripheral's radio state. Leaving `poweredOn` stops advertising,

@@ -112,9 +112,7 @@ extension Engine {
     /// The application answers a read. Bytes past what one response carries go in later blob
     /// reads; the value is capped at 512 bytes.
     mutating func respondToRead(peripheral key: Int, request: UInt64, with result: Result<Data, ATTError>) {
-        guard let linkID = peripherals[key]?.requests.removeValue(forKey: request), let link = links[linkID],
-              let pending = link.server.pending, pending.id == request else { return }
-        links[linkID]?.server.pending = nil
+        guard let (linkID, link, pending) = takePendingRequest(request, of: key) else { return }
         switch result {
         case .failure(let code):
             error(pending.opcode, pending.handle, code, on: linkID)
@@ -124,6 +122,14 @@ extension Engine {
             let part = Data(value.prefix(room))
             answer(pending.opcode == 0x0A ? .readResponse(part) : .readBlobResponse(part), on: linkID)
         }
+    }
+
+    /// The request the application answers, if it still waits for an answer; it no longer does.
+    private mutating func takePendingRequest(_ request: UInt64, of key: Int) -> (Int, Link, PendingServerRequest)? {
+        guard let linkID = peripherals[key]?.requests.removeValue(forKey: request), let link = links[linkID],
+              let pending = link.server.pending, pending.id == request else { return nil }
+        links[linkID]?.server.pending = nil
+        return (linkID, link, pending)
     }
 
     // MARK: Writes
@@ -241,9 +247,7 @@ extension Engine {
 
     /// The application answers writes that need a response.
     mutating func respondToWrite(peripheral key: Int, request: UInt64, with result: Result<Void, ATTError>) {
-        guard let linkID = peripherals[key]?.requests.removeValue(forKey: request), let link = links[linkID],
-              let pending = link.server.pending, pending.id == request else { return }
-        links[linkID]?.server.pending = nil
+        guard let (linkID, _, pending) = takePendingRequest(request, of: key) else { return }
         switch result {
         case .failure(let code):
             error(pending.opcode, pending.handle, code, on: linkID)

@@ -26,8 +26,17 @@ public struct PasskeyRequest: Sendable, Hashable {
 /// Answers a ``PasskeyRequest`` with the passkey entered, or `nil` to cancel pairing.
 public typealias PasskeyHandler = @Sendable (PasskeyRequest) async -> UInt32?
 
+/// What the bus keeps of a device whatever its role: which manager owns it, and its radio state.
+protocol ManagedNode {
+    /// Counts the managers that took the node over (restoration); only the latest may use it.
+    var generation: Int { get }
+    /// Whether a manager owns the node (a restorable node waits, unattached, for its successor).
+    var attached: Bool { get }
+    var state: ManagerState { get }
+}
+
 /// A central device on the bus and its state; survives its manager when restorable.
-struct CentralNode {
+struct CentralNode: ManagedNode {
     let key: Int
     let address: UInt64
     let restoreIdentifier: String?
@@ -67,7 +76,7 @@ struct ScanSession {
 }
 
 /// A peripheral device on the bus and its state.
-struct PeripheralNode {
+struct PeripheralNode: ManagedNode {
     let key: Int
     let address: UInt64
     let restoreIdentifier: String?

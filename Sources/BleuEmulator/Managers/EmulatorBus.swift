@@ -58,7 +58,7 @@ public final class EmulatorBus: Sendable {
                 }
             }
             engine.onReceipts = { [weak self] links in
-                self?.withEngine { engine in
+                self?.whenUnlocked { engine in
                     for link in links { engine.writeSlotFreed(on: link) }
                 }
             }
@@ -176,13 +176,27 @@ public final class EmulatorBus: Sendable {
                 }
             }
         } onCancel: {
-            engine.withLock { $0.cancel(id) }
+            whenUnlocked { $0.cancel(id) }
+        }
+    }
+
+    /// Runs cleanup on the engine now if its lock is free, else soon in a task: a stream can be
+    /// released (and a receipt settled) while the engine's own thread holds the lock — a
+    /// channel in a dropped event, say — and the lock is not recursive.
+    func whenUnlocked(_ body: @escaping @Sendable (inout Engine) -> Void) {
+        let done: Bool? = engine.withLockIfAvailable { engine in
+            engine.catchUp()
+            body(&engine)
+            return true
+        }
+        if done == nil {
+            Task { [weak self] in self?.withEngine { body(&$0) } }
         }
     }
 
     /// The public face of an engine value stream.
     func dataStream(_ id: Int) -> AsyncThrowingStream<Data, any Error> {
-        let release = Release { [weak self] in self?.withEngine { $0.removeStream(id) } }
+        let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
         return AsyncThrowingStream(unfolding: { [weak self] in
             withExtendedLifetime(release) {}
             guard let self, case .data(let data)? = try await self.next(id) else { return nil }
@@ -191,7 +205,7 @@ public final class EmulatorBus: Sendable {
     }
 
     func advertisementStream(_ id: Int) -> AsyncThrowingStream<Advertisement, any Error> {
-        let release = Release { [weak self] in self?.withEngine { $0.removeStream(id) } }
+        let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
         return AsyncThrowingStream(unfolding: { [weak self] in
             withExtendedLifetime(release) {}
             guard let self, case .advertisement(let advertisement)? = try await self.next(id) else { return nil }
@@ -208,7 +222,7 @@ public final class EmulatorBus: Sendable {
                 }
             }
         } onCancel: {
-            withEngine { $0.removeStream(id) }
+            whenUnlocked { $0.removeStream(id) }
         }
     }
 
