@@ -19,8 +19,13 @@ struct FaultTests {
     }
 
     /// A fixed script of connections and reads; returns what happened to each step.
-    static func script(seed: UInt64) async throws -> (outcomes: [String], faults: [String]) {
-        let bus = EmulatorBus(configuration: configuration(seed: seed))
+    static func script(seed: UInt64, configuration: EmulatorConfiguration? = nil, rounds: Int = 30) async throws
+        -> (outcomes: [String], faults: [String]) {
+        let bus = EmulatorBus(configuration: configuration ?? Self.configuration(seed: seed))
+        return try await script(on: bus, rounds: rounds)
+    }
+
+    static func script(on bus: EmulatorBus, rounds: Int) async throws -> (outcomes: [String], faults: [String]) {
         let peripheral = EmulatedPeripheralManager(bus: bus)
         let store = ValueStore()
         let app = Fixture.serveRequests(of: peripheral, from: store)
@@ -31,7 +36,7 @@ struct FaultTests {
         let id = try await central.discover(name: "F")
         var outcomes: [String] = []
         var characteristic: RemoteCharacteristic?
-        for _ in 0..<30 {
+        for _ in 0..<rounds {
             do {
                 try await central.connect(id)
                 outcomes.append("connected")
@@ -67,6 +72,25 @@ struct FaultTests {
         #expect(first.outcomes.contains { $0.contains("Unlikely Error") })
         let other = try await Self.script(seed: seed &+ 1)
         #expect(other.faults != first.faults, "another seed, other faults")
+    }
+
+    @Test("the .unreliable preset replays too, on the realistic link in virtual time")
+    func unreliableReplay() async throws {
+        let seed = Self.seed
+        print("FaultTests seed: \(seed) (rerun with BLEU_EMULATOR_SEED=\(seed))")
+        func run() async throws -> (outcomes: [String], faults: [String]) {
+            var configuration = EmulatorConfiguration.unreliable
+            configuration.seed = seed
+            configuration.faults.linkLoss = 0.01
+            let clock = ManualClock()
+            let bus = EmulatorBus(configuration: configuration, clock: clock)
+            return try await drive(clock) { try await Self.script(on: bus, rounds: 8) }
+        }
+        let first = try await run()
+        let second = try await run()
+        #expect(first.faults == second.faults)
+        #expect(first.outcomes == second.outcomes)
+        #expect(!first.faults.isEmpty)
     }
 
     @Test("injected faults reach the caller as a real stack reports them")

@@ -95,6 +95,7 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
     /// Link events the bus keeps for ``EmulatorBus/trace``; older ones are dropped. 0 records nothing.
     public var traceCapacity: Int
 
+    /// A configuration; each parameter sets the knob of the same name (the defaults are `.default`'s).
     public init(
         timing: Timing = .realistic,
         scanLatency: Duration = .milliseconds(10),

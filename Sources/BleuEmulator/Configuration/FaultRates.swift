@@ -14,6 +14,7 @@ public struct FaultRates: Sendable, Hashable, Codable {
     /// timeout with ``DisconnectReason/supervisionTimeout``).
     public var linkLoss: Double
 
+    /// Fault rates; each parameter sets the property of the same name.
     public init(connectionFailure: Double = 0, attError: Double = 0, injectedError: ATTError = .unlikelyError,
                 linkLoss: Double = 0) {
         self.connectionFailure = connectionFailure

@@ -21,6 +21,7 @@ public struct PairingConfiguration: Sendable, Hashable, Codable {
     /// When `false` the request fails with that ATT error.
     public var pairsOnInsufficientSecurity: Bool
 
+    /// Pairing behaviour; each parameter sets the property of the same name.
     public init(method: Method = .justWorks, bonding: Bool = true, pairsOnInsufficientSecurity: Bool = true) {
         self.method = method
         self.bonding = bonding
@@ -37,6 +38,7 @@ public struct L2CAPConfiguration: Sendable, Hashable, Codable {
     /// The credits a receiver grants when the channel opens: how many K-frames it buffers.
     public var initialCredits: Int
 
+    /// Channel parameters; each parameter sets the property of the same name.
     public init(mtu: Int = 2048, mps: Int = 247, initialCredits: Int = 16) {
         self.mtu = mtu
         self.mps = mps

@@ -17,6 +17,7 @@ public struct RSSIModel: Sendable, Hashable, Codable {
     /// their links are lost (supervision timeout).
     public var range: Double
 
+    /// A model; each parameter sets the property of the same name.
     public init(atOneMeter: Int = -59, pathLossExponent: Double = 2.0, variation: Int = 3,
                 defaultDistance: Double = 1.0, range: Double = 50) {
         self.atOneMeter = atOneMeter

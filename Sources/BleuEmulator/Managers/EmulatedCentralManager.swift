@@ -23,6 +23,7 @@ public final class EmulatedCentralManager: CentralManager {
         /// Answers passkey entry during pairing (see ``PairingConfiguration/Method/passkeyEntry``).
         public var passkeyHandler: PasskeyHandler?
 
+        /// Options; each parameter sets the property of the same name.
         public init(attMTU: Int? = nil, deviceIdentifier: String? = nil, passkeyHandler: PasskeyHandler? = nil) {
             self.attMTU = attMTU
             self.deviceIdentifier = deviceIdentifier

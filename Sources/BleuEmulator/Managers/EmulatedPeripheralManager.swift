@@ -21,6 +21,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
         /// ``RSSIModel/defaultDistance``.
         public var distance: Double?
 
+        /// Options; each parameter sets the property of the same name.
         public init(attMTU: Int? = nil, deviceIdentifier: String? = nil, distance: Double? = nil) {
             self.attMTU = attMTU
             self.deviceIdentifier = deviceIdentifier

@@ -57,6 +57,7 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
     /// A readable detail: the PDU's name, a disconnect reason, the fault.
     public var detail: String
 
+    /// An event; the bus numbers the events it records itself.
     public init(sequence: Int, time: Duration, airStart: Duration? = nil, connection: Int? = nil,
                 direction: Direction? = nil, kind: Kind, opcode: UInt8? = nil, handle: UInt16? = nil,
                 length: Int? = nil, detail: String) {
