@@ -1,6 +1,5 @@
 import BleuCore
 import Foundation
-import Synchronization
 import Testing
 @testable import BleuEmulator
 
@@ -150,7 +149,7 @@ struct GATTTests {
 
     @Test("a static value is served by the backend; the application answers everything else, once")
     func staticValuesAndSecondAnswers() async throws {
-        let requests = Mutex<[ReadRequest]>([])
+        let requests = Locked<[ReadRequest]>([])
         let fixture = try await Fixture.make(answer: { event, peripheral, _ in
             guard case .readRequest(let request) = event else { return }
             requests.withLock { $0.append(request) }

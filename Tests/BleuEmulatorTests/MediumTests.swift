@@ -1,6 +1,5 @@
 import BleuCore
 import Foundation
-import Synchronization
 import Testing
 @testable import BleuEmulator
 
@@ -160,7 +159,7 @@ struct EventHubTests {
 
     @Test("a receipt completes once every stream took or dropped its event; with no stream it is not held")
     func receipts() async {
-        let completed = Mutex<[Int]>([])
+        let completed = Locked<[Int]>([])
         let hub = EventHub<Int>(limit: 2, onReceipts: { links in completed.withLock { $0 += links } })
         #expect(hub.yield(0, receipt: 7).held == false)
         var a = hub.subscribe().makeAsyncIterator()
@@ -179,7 +178,7 @@ struct EventHubTests {
 
     @Test("a stream whose consumer lets go is removed, and its receipts settle")
     func removal() async {
-        let completed = Mutex<[Int]>([])
+        let completed = Locked<[Int]>([])
         let hub = EventHub<Int>(limit: 10, onReceipts: { links in completed.withLock { $0 += links } })
         var stream: AsyncStream<Int>? = hub.subscribe()
         _ = stream

@@ -1,6 +1,5 @@
 import BleuCore
 import Foundation
-import Synchronization
 import Testing
 @testable import BleuEmulator
 
@@ -27,7 +26,7 @@ struct SecurityTests {
 
     @Test("passkey entry: the test's handler enters the displayed passkey; the keys are authenticated")
     func passkey() async throws {
-        let asked = Mutex(0)
+        let asked = Locked(0)
         let handler: PasskeyHandler = { request in
             asked.withLock { $0 += 1 }
             #expect(request.displayedPasskey < 1_000_000)

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A clock that moves only when told to: give it to an ``EmulatorBus`` to run the realistic
 /// link model in virtual time, then ``advance(by:)`` it. Sleepers wake in deadline order.
@@ -43,7 +42,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Int: Sleeper] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -23,7 +23,7 @@ public final class EmulatorBus: Sendable {
     /// to replay a run.
     public let seed: UInt64
 
-    let engine: Mutex<Engine>
+    let engine: Locked<Engine>
     private let clock: BusClock
     private let operationCounter = Atomic<UInt64>(1)
 
@@ -41,7 +41,7 @@ public final class EmulatorBus: Sendable {
         self.configuration = normalized
         self.seed = engine.seed
         self.clock = busClock
-        self.engine = Mutex(engine)
+        self.engine = Locked(engine)
         self.engine.withLock { engine in
             engine.startScheduler = { [weak self, busClock] generation in
                 // The task holds the bus only while it runs timers, not while it sleeps, so a

@@ -1,5 +1,4 @@
 import DequeModule
-import Synchronization
 
 /// Fans a manager's events out to its event streams, in order, each stream with a bounded
 /// buffer that drops its oldest events past the bound (the radio protocols' contract).
@@ -33,7 +32,7 @@ final class EventHub<Event: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limit: Int
     private let onReceipts: @Sendable ([Int]) -> Void
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import BleuEmulator
 
 /// Runs `body` while moving a manual clock forward until it finishes: virtual time for the
@@ -9,7 +8,7 @@ import Synchronization
 /// the clock's time when they run, usually the deadline of what they react to.
 func drive<T: Sendable>(_ clock: ManualClock, step: Duration = .microseconds(250), limit: Duration = .seconds(120),
                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let finished = Mutex(false)
+    let finished = Locked(false)
     let task = Task {
         defer { finished.withLock { $0 = true } }
         return try await body()

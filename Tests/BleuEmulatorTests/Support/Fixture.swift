@@ -1,6 +1,5 @@
 import BleuCore
 import Foundation
-import Synchronization
 @testable import BleuEmulator
 
 /// UUIDs of the test service.
@@ -42,7 +41,7 @@ extension ServiceDefinition {
 
 /// What the test peripheral's application holds: one value per characteristic, every write it received.
 final class ValueStore: Sendable {
-    private let state = Mutex<(values: [BluetoothUUID: Data], writes: [WriteRequest], batches: Int)>(([:], [], 0))
+    private let state = Locked<(values: [BluetoothUUID: Data], writes: [WriteRequest], batches: Int)>(([:], [], 0))
 
     func value(_ uuid: BluetoothUUID) -> Data { state.withLock { $0.values[uuid] ?? Data() } }
     func set(_ value: Data, for uuid: BluetoothUUID) { state.withLock { $0.values[uuid] = value } }
