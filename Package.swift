@@ -7,11 +7,13 @@ let package = Package(
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
+        .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -21,9 +23,22 @@ let package = Package(
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
         .target(name: "BleuGATT", dependencies: ["BleuCore"]),
         .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT"]),
+        .target(
+            name: "BleuEmulator",
+            dependencies: [
+                "BleuCore",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator"]),
         .executableTarget(
             name: "bleu-bench",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BleuCore",
+                "BleuEmulator",
+            ],
             path: "Benchmarks/bleu-bench"
         ),
     ],

@@ -1,0 +1,209 @@
+import BleuCore
+import Foundation
+
+/// Managers joining and leaving the bus, state restoration, and radio state changes.
+extension Engine {
+    // MARK: Centrals
+
+    /// Creates a central, or hands a restorable one to a new manager (CoreBluetooth's
+    /// willRestoreState): its links, scan and subscriptions carry over.
+    mutating func attachCentral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: Int, generation: Int, hub: EventHub<CentralEvent>) {
+        let hub = EventHub<CentralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
+        let mtu = (mtu ?? configuration.centralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
+        if let restoreIdentifier, let key = restorableCentrals[restoreIdentifier], var node = centrals[key] {
+            if node.attached { node.hub.finish() }
+            finishStreams(ofCentral: key)
+            node.generation += 1
+            node.attached = true
+            node.hub = hub
+            node.scan?.stream = nil
+            let linked = node.links.values.sorted().compactMap { links[$0] }
+            let restoration = CentralRestoration(
+                peripherals: linked.map(\.peripheralID) + node.pending.keys.sorted().compactMap { node.pending[$0]?.peripheralID },
+                scanOptions: node.scan?.options,
+                subscriptions: linked.flatMap { $0.subscriptions.values.sorted { $0.valueHandle < $1.valueHandle } })
+            node.restoration = restoration
+            hub.setPrefix([.stateChanged(node.state), .willRestoreState(restoration)])
+            centrals[key] = node
+            return (key, node.generation, hub)
+        }
+        let key = nextKey
+        nextKey += 1
+        let address = newAddress(device: device ?? restoreIdentifier.map { "central:" + $0 })
+        hub.setPrefix([.stateChanged(.poweredOn)])
+        centrals[key] = CentralNode(key: key, address: address, restoreIdentifier: restoreIdentifier, hub: hub, mtu: mtu)
+        if let restoreIdentifier { restorableCentrals[restoreIdentifier] = key }
+        return (key, 0, hub)
+    }
+
+    /// The manager went away. A restorable central keeps its links, scan and subscriptions for
+    /// its successor; any other ends them, as when an application terminates.
+    mutating func detachCentral(_ key: Int, generation: Int) {
+        guard let node = centrals[key], node.generation == generation, node.attached else { return }
+        node.hub.finish()
+        finishStreams(ofCentral: key)
+        if node.restoreIdentifier != nil {
+            centrals[key]?.attached = false
+            centrals[key]?.scan?.stream = nil
+            return
+        }
+        stopScan(central: key)
+        for (_, attempt) in node.pending {
+            for waiter in attempt.waiters { fail(waiter, BleuError.cancelled) }
+        }
+        centrals[key]?.pending.removeAll()
+        for linkID in node.links.values.sorted() {
+            tearDown(linkID, centralReason: .localHostTerminated, peripheralReason: .remoteUserTerminated)
+        }
+        centrals.removeValue(forKey: key)
+    }
+
+    /// The node behind a manager, or the error when the manager was replaced.
+    func central(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
+        try Self.current(centrals[key], generation: generation, powered: false, role: "central")
+    }
+
+    /// Like ``central(_:generation:)`` and also requires the radio to be on.
+    func poweredCentral(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
+        try Self.current(centrals[key], generation: generation, powered: true, role: "central")
+    }
+
+    /// A node if the manager asking is its current one (and, when `powered`, its radio is on).
+    private static func current<Node: ManagedNode>(_ node: Node?, generation: Int, powered: Bool,
+                                                   role: String) throws(BleuError) -> Node {
+        guard let node, node.generation == generation, node.attached else {
+            throw .invalidState("this \(role) manager was replaced by a manager restored with the same identifier")
+        }
+        if powered, let error = node.state.unavailableError { throw error }
+        return node
+    }
+
+    /// The test changes the central's radio state. Leaving `poweredOn` ends every connection
+    /// (this side reports ``DisconnectReason/poweredOff``, the peer HCI 0x15), fails pending
+    /// attempts and stops the scan with the state's error, as a real stack does.
+    mutating func setState(_ state: ManagerState, ofCentral key: Int) {
+        guard let node = centrals[key], node.state != state else { return }
+        centrals[key]?.state = state
+        var prefix: [CentralEvent] = [.stateChanged(state)]
+        if let restoration = node.restoration { prefix.append(.willRestoreState(restoration)) }
+        node.hub.setPrefix(prefix)
+        node.hub.yield(.stateChanged(state))
+        guard let error = state.unavailableError else { return }
+        if let scan = node.scan, let stream = scan.stream { endStream(stream, error: error) }
+        centrals[key]?.scan = nil
+        for (_, attempt) in node.pending {
+            for waiter in attempt.waiters { fail(waiter, error) }
+        }
+        centrals[key]?.pending.removeAll()
+        for linkID in node.links.values.sorted() {
+            tearDown(linkID, centralReason: .poweredOff, peripheralReason: DisconnectReason(hciCode: 0x15))
+        }
+    }
+
+    private mutating func finishStreams(ofCentral key: Int) {
+        guard let node = centrals[key] else { return }
+        if let stream = node.scan?.stream { endStream(stream, error: nil) }
+        for linkID in node.links.values {
+            guard let link = links[linkID] else { continue }
+            for ids in link.valueStreams.values {
+                for stream in ids { endStream(stream, error: nil) }
+            }
+            links[linkID]?.valueStreams.removeAll()
+        }
+    }
+
+    // MARK: Peripherals
+
+    /// Creates a peripheral, or hands a restorable one to a new manager: its services and
+    /// advertising carry over.
+    mutating func attachPeripheral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: Int, generation: Int, hub: EventHub<PeripheralEvent>) {
+        let hub = EventHub<PeripheralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
+        let mtu = (mtu ?? configuration.peripheralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
+        if let restoreIdentifier, let key = restorablePeripherals[restoreIdentifier], var node = peripherals[key] {
+            if node.attached { node.hub.finish() }
+            node.generation += 1
+            node.attached = true
+            node.hub = hub
+            let restoration = PeripheralRestoration(services: node.database.services.map(\.published),
+                                                    advertisement: node.advertising?.advertisement,
+                                                    scanResponse: node.advertising?.scanResponse)
+            node.restoration = restoration
+            hub.setPrefix([.stateChanged(node.state), .willRestoreState(restoration)])
+            peripherals[key] = node
+            return (key, node.generation, hub)
+        }
+        let key = nextKey
+        nextKey += 1
+        let address = newAddress(device: device ?? restoreIdentifier.map { "peripheral:" + $0 })
+        hub.setPrefix([.stateChanged(.poweredOn)])
+        peripherals[key] = PeripheralNode(key: key, address: address, restoreIdentifier: restoreIdentifier, hub: hub,
+                                          mtu: mtu, distance: configuration.rssi.defaultDistance)
+        if let restoreIdentifier { restorablePeripherals[restoreIdentifier] = key }
+        return (key, 0, hub)
+    }
+
+    /// The manager went away. A restorable peripheral keeps its services, advertising and
+    /// links for its successor; any other disappears from the air.
+    mutating func detachPeripheral(_ key: Int, generation: Int) {
+        guard let node = peripherals[key], node.generation == generation, node.attached else { return }
+        node.hub.finish()
+        if node.restoreIdentifier != nil {
+            peripherals[key]?.attached = false
+            return
+        }
+        peripherals[key]?.advertising = nil
+        for linkID in node.links.values.sorted() {
+            tearDown(linkID, centralReason: .remoteUserTerminated, peripheralReason: .localHostTerminated)
+        }
+        peripherals.removeValue(forKey: key)
+    }
+
+    func peripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
+        try Self.current(peripherals[key], generation: generation, powered: false, role: "peripheral")
+    }
+
+    func poweredPeripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
+        try Self.current(peripherals[key], generation: generation, powered: true, role: "peripheral")
+    }
+
+    /// The test changes the peripheral's radio state. Leaving `poweredOn` stops advertising,
+    /// ends every connection and clears the GATT database and L2CAP PSMs — CoreBluetooth's
+    /// peripheral manager requires services to be added again after power returns.
+    mutating func setState(_ state: ManagerState, ofPeripheral key: Int) {
+        guard let node = peripherals[key], node.state != state else { return }
+        peripherals[key]?.state = state
+        var prefix: [PeripheralEvent] = [.stateChanged(state)]
+        if let restoration = node.restoration { prefix.append(.willRestoreState(restoration)) }
+        node.hub.setPrefix(prefix)
+        node.hub.yield(.stateChanged(state))
+        guard state != .poweredOn else { return }
+        peripherals[key]?.advertising = nil
+        for linkID in node.links.values.sorted() {
+            tearDown(linkID, centralReason: DisconnectReason(hciCode: 0x15), peripheralReason: .poweredOff)
+        }
+        peripherals[key]?.database.removeAll()
+        peripherals[key]?.psms.removeAll()
+    }
+
+    /// Places a peripheral `distance` metres from every central. Out of range, its links are
+    /// lost (supervision timeout) and scans stop hearing it; back in range, pending connection
+    /// attempts proceed.
+    mutating func setDistance(_ distance: Double, ofPeripheral key: Int) {
+        guard let node = peripherals[key] else { return }
+        peripherals[key]?.distance = max(0, distance)
+        if configuration.rssi.isInRange(distance) {
+            tryEstablishAll(peripheral: key)
+            advertisingChanged(peripheral: key)
+        } else {
+            for linkID in node.links.values.sorted() { loseLink(linkID) }
+        }
+    }
+
+    /// The RSSI a central measures from a peripheral now, with noise.
+    mutating func rssi(ofPeripheral key: Int) -> Int {
+        let model = configuration.rssi
+        let mean = model.meanRSSI(atDistance: peripherals[key]?.distance ?? model.defaultDistance)
+        guard model.variation > 0 else { return mean }
+        return mean + Int.random(in: -model.variation...model.variation, using: &noiseRandom)
+    }
+}

@@ -1,0 +1,163 @@
+import BleuCore
+import DequeModule
+import Foundation
+
+/// Pairing, bonding and encryption. A pairing runs as its Security Manager PDUs over the link
+/// (LE Secure Connections: Just Works, or passkey entry with its 20 confirm rounds), then the
+/// Link Layer encryption start; a bond's keys skip straight to the encryption start.
+extension Engine {
+    /// Raises the link's security to `required`, then resumes what waits for it. Requests that
+    /// arrive meanwhile wait behind the one that triggered it.
+    mutating func startSecurity(on linkID: Int, required: SecurityLevel, resumption: PairingResumption) {
+        guard let link = links[linkID], let central = centrals[link.central], let peripheral = peripherals[link.peripheral] else { return }
+        if links[linkID]?.pairing != nil {
+            links[linkID]?.pairing?.resumptions.append(resumption)
+            return
+        }
+        var steps = Deque<PairingStep>()
+        var level = SecurityLevel.encrypted
+        var passkey: UInt32?
+        let bonded = bonds[BondKey(central: central.address, peripheral: peripheral.address)]
+        if let bonded, bonded >= required {
+            level = bonded
+        } else {
+            let c = RadioSchedule.Direction.centralToPeripheral
+            let p = RadioSchedule.Direction.peripheralToCentral
+            steps.append(.smp(SMPMessage(code: .pairingRequest, direction: c)))
+            switch configuration.pairing.method {
+            case .rejected:
+                steps.append(.smp(SMPMessage(code: .pairingFailed, direction: p, reason: 0x05)))
+            case .justWorks:
+                steps += [.smp(SMPMessage(code: .pairingResponse, direction: p)),
+                          .smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
+                          .smp(SMPMessage(code: .pairingConfirm, direction: p)),
+                          .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p)),
+                          .smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
+            case .passkeyEntry:
+                level = .authenticated
+                passkey = UInt32(pairingRandom.next() % 1_000_000)
+                steps += [.smp(SMPMessage(code: .pairingResponse, direction: p)),
+                          .smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
+                          .enterPasskey]
+                for _ in 0..<20 {
+                    steps += [.smp(SMPMessage(code: .pairingConfirm, direction: c)), .smp(SMPMessage(code: .pairingConfirm, direction: p)),
+                              .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p))]
+                }
+                steps += [.smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
+            }
+        }
+        steps += EncryptionStep.allCases.map { .encryption($0) }
+        if bonded == nil || bonded! < required, configuration.pairing.bonding {
+            steps += [.smp(SMPMessage(code: .identityInformation, direction: .peripheralToCentral)),
+                      .smp(SMPMessage(code: .identityInformation, direction: .centralToPeripheral))]
+        }
+        let id = nextAttempt
+        nextAttempt += 1
+        links[linkID]?.pairing = PairingProcedure(id: id, steps: steps, level: level, passkey: passkey,
+                                                  bonds: configuration.pairing.bonding && !(bonded.map { $0 >= required } ?? false),
+                                                  resumptions: [resumption])
+        advancePairing(on: linkID)
+    }
+
+    /// Sends the next step, or finishes when none is left.
+    private mutating func advancePairing(on linkID: Int) {
+        guard let step = links[linkID]?.pairing?.steps.popFirst() else {
+            finishPairing(on: linkID)
+            return
+        }
+        switch step {
+        case .smp(let message):
+            send(LinkPacket(direction: message.direction, payload: .smp(message)), on: linkID)
+        case .encryption(let encryption):
+            send(LinkPacket(direction: encryption.direction, payload: .encryption(encryption)), on: linkID)
+        case .enterPasskey:
+            askPasskey(on: linkID)
+        }
+    }
+
+    private mutating func askPasskey(on linkID: Int) {
+        guard let link = links[linkID], let pairing = link.pairing, let passkey = pairing.passkey else { return }
+        guard let handler = centrals[link.central]?.passkeyHandler else {
+            failPairingStep(on: linkID, reason: 0x01)
+            return
+        }
+        let request = PasskeyRequest(peripheral: link.peripheralID, displayedPasskey: passkey)
+        requestPasskey(handler, request, linkID, pairing.id)
+    }
+
+    /// The central's user entered a passkey (or cancelled): pairing goes on, or fails with
+    /// Passkey Entry Failed (cancelled) or Confirm Value Failed (a wrong passkey).
+    mutating func passkeyEntered(_ entered: UInt32?, on linkID: Int, procedure: UInt64) {
+        catchUp()
+        guard let pairing = links[linkID]?.pairing, pairing.id == procedure else { return }
+        if entered == nil {
+            failPairingStep(on: linkID, reason: 0x01)
+        } else if entered != pairing.passkey {
+            links[linkID]?.pairing?.steps = [.smp(SMPMessage(code: .pairingConfirm, direction: .centralToPeripheral)),
+                                             .smp(SMPMessage(code: .pairingFailed, direction: .peripheralToCentral, reason: 0x04))]
+            advancePairing(on: linkID)
+        } else {
+            advancePairing(on: linkID)
+        }
+    }
+
+    private mutating func failPairingStep(on linkID: Int, reason: UInt8) {
+        links[linkID]?.pairing?.steps = [.smp(SMPMessage(code: .pairingFailed, direction: .centralToPeripheral, reason: reason))]
+        advancePairing(on: linkID)
+    }
+
+    mutating func pairingReceived(_ message: SMPMessage, on linkID: Int) {
+        guard links[linkID]?.pairing != nil else { return }
+        if message.code == .pairingFailed {
+            failPairing(on: linkID, reason: Self.smpReason(message.reason))
+            return
+        }
+        advancePairing(on: linkID)
+    }
+
+    mutating func encryptionReceived(_ step: EncryptionStep, on linkID: Int) {
+        guard links[linkID]?.pairing != nil else { return }
+        advancePairing(on: linkID)
+    }
+
+    private mutating func finishPairing(on linkID: Int) {
+        guard let link = links[linkID], let pairing = link.pairing else { return }
+        links[linkID]?.pairing = nil
+        links[linkID]?.security = pairing.level
+        if pairing.bonds, let central = centrals[link.central], let peripheral = peripherals[link.peripheral] {
+            bonds[BondKey(central: central.address, peripheral: peripheral.address)] = pairing.level
+        }
+        record(.security, link: linkID, "link encrypted (\(pairing.level))\(pairing.bonds ? ", bonded" : "")")
+        for resumption in pairing.resumptions {
+            switch resumption {
+            case .attRequest:
+                if let request = links[linkID]?.client.operations.first?.request { sendRequest(request, on: linkID) }
+            case .channelOpen(let channel):
+                retryChannelOpen(channel)
+            }
+        }
+    }
+
+    private mutating func failPairing(on linkID: Int, reason: String) {
+        guard let pairing = links[linkID]?.pairing else { return }
+        links[linkID]?.pairing = nil
+        record(.security, link: linkID, "pairing failed: \(reason)")
+        for resumption in pairing.resumptions {
+            switch resumption {
+            case .attRequest:
+                finishHead(on: linkID, .failure(BleuError.pairingFailed(reason)))
+            case .channelOpen(let channel):
+                failChannelOpen(channel, BleuError.pairingFailed(reason))
+            }
+        }
+    }
+
+    private static func smpReason(_ code: UInt8) -> String {
+        switch code {
+        case 0x01: "passkey entry failed or was cancelled (SMP 0x01)"
+        case 0x04: "the passkey entered did not match (SMP 0x04, Confirm Value Failed)"
+        case 0x05: "the peripheral does not support pairing (SMP 0x05)"
+        default: "SMP reason 0x\(String(code, radix: 16))"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import BleuCore
+import Foundation
+
+/// The value streams the engine feeds — subscriptions, scans, L2CAP input — with bounded
+/// buffers and back-pressure: when a consumer takes a value, the engine lets the link move
+/// the next one.
+extension Engine {
+    mutating func newStream(_ owner: ValueStream.Owner, limit: Int) -> Int {
+        let id = nextStream
+        nextStream += 1
+        streams[id] = ValueStream(owner: owner, limit: max(1, limit))
+        return id
+    }
+
+    /// Hands an element to a stream: to a waiting consumer at once, else into the buffer.
+    /// Returns `false`, and keeps nothing, when the buffer is full or the stream ended.
+    @discardableResult
+    mutating func push(_ element: ValueStream.Element, to id: Int) -> Bool {
+        guard var stream = streams[id], stream.end == nil else { return false }
+        if let waiter = stream.waiter {
+            stream.waiter = nil
+            streams[id] = stream
+            waiter.resume(returning: element)
+            return true
+        }
+        guard stream.hasRoom else { return false }
+        stream.buffer.append(element)
+        streams[id] = stream
+        return true
+    }
+
+    func hasRoom(_ id: Int) -> Bool {
+        streams[id].map { $0.end == nil && $0.hasRoom } ?? false
+    }
+
+    func bufferedCount(_ id: Int) -> Int {
+        streams[id]?.buffer.count ?? 0
+    }
+
+    /// Ends a stream after what it buffered: normally with a `nil` error, else with the error.
+    mutating func endStream(_ id: Int, error: (any Error)?) {
+        guard var stream = streams[id], stream.end == nil else { return }
+        stream.end = .some(error)
+        if let waiter = stream.waiter {
+            stream.waiter = nil
+            streams[id] = nil
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+            return
+        }
+        streams[id] = stream
+    }
+
+    /// The consumer asks for the next element: it gets one now, or waits.
+    mutating func nextElement(_ id: Int, waiter: CheckedContinuation<ValueStream.Element?, any Error>) {
+        guard var stream = streams[id] else {
+            waiter.resume(returning: nil)
+            return
+        }
+        if let element = stream.buffer.popFirst() {
+            streams[id] = stream
+            waiter.resume(returning: element)
+            drained(stream.owner)
+            return
+        }
+        if let end = stream.end {
+            streams[id] = nil
+            if let error = end { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+            return
+        }
+        if Task.isCancelled || stream.waiter != nil {
+            waiter.resume(returning: nil)
+            return
+        }
+        stream.waiter = waiter
+        streams[id] = stream
+    }
+
+    /// The consumer's task was cancelled or it let go of the stream: the stream is gone.
+    mutating func removeStream(_ id: Int) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        stream.waiter?.resume(returning: nil)
+        switch stream.owner {
+        case .subscription(let link, let handle):
+            links[link]?.valueStreams[handle]?.removeAll { $0 == id }
+            drained(stream.owner)
+        case .scan(let central):
+            guard centrals[central]?.scan?.stream == id else { return }
+            if centrals[central]?.restoreIdentifier != nil {
+                centrals[central]?.scan?.stream = nil  // a restorable central scans on, for its successor
+            } else {
+                stopScan(central: central)
+            }
+        case .channel(let channel, let side):
+            closeChannel(channel, side: side)
+        }
+    }
+
+    /// A consumer made room: let whatever waited for it move.
+    private mutating func drained(_ owner: ValueStream.Owner) {
+        switch owner {
+        case .subscription(let link, _): pumpOutbox(link)
+        case .scan(let central): pumpScanBacklog(central)
+        case .channel(let channel, let side): channelInputConsumed(channel, side: side)
+        }
+    }
+}

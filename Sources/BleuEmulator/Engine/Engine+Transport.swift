@@ -1,0 +1,96 @@
+import BleuCore
+import Foundation
+
+/// Moving packets over links: at once and in order with instant timing, at the end of their
+/// air time on the central's radio schedule with realistic timing.
+extension Engine {
+    /// Sends a packet over a link. A lost link swallows it; an injected link loss happens here.
+    mutating func send(_ packet: LinkPacket, on linkID: Int) {
+        guard let link = links[linkID], link.lostAt == nil else { return }
+        if configuration.faults.linkLoss > 0,
+           Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.linkLoss {
+            record(.fault, link: linkID, "link loss injected (seed \(seed))")
+            loseLink(linkID)
+            return
+        }
+        guard isRealistic else {
+            instantQueue.append((linkID, packet))
+            drainInstantQueue()
+            return
+        }
+        let encrypted = link.security > .unencrypted
+        let payloads = packet.isL2CAP
+            ? AirTime.fragments(l2capLength: packet.linkLayerLength, dataLength: configuration.dataLength)
+            : [packet.linkLayerLength]
+        var airStart: Duration?
+        var end = now
+        for payload in payloads {
+            let exchange = AirTime.exchange(payload: payload, phy: configuration.phy, encrypted: encrypted)
+            let start = centrals[link.central]?.radio.place(exchange: exchange, on: linkID,
+                                                           direction: packet.direction, at: now) ?? now
+            airStart = airStart ?? start
+            end = start + exchange
+        }
+        schedule(.deliver(link: linkID, packet: packet, airStart: airStart ?? now), at: end)
+    }
+
+    /// Delivers queued instant packets in order. Re-entrant calls return at once: the outer
+    /// loop delivers what they queued, so a chain of answers never recurses.
+    mutating func drainInstantQueue() {
+        guard !drainingInstantQueue else { return }
+        drainingInstantQueue = true
+        while let (link, packet) = instantQueue.popFirst() {
+            deliver(packet, on: link, airStart: nil)
+        }
+        drainingInstantQueue = false
+    }
+
+    /// A packet arrives at the other end of the link.
+    mutating func deliver(_ packet: LinkPacket, on linkID: Int, airStart: Duration?) {
+        guard let link = links[linkID], link.lostAt == nil else { return }
+        recordDelivery(packet, on: linkID, airStart: airStart)
+        switch packet.payload {
+        case .att(let pdu):
+            if packet.direction == .centralToPeripheral {
+                serverReceive(pdu, on: linkID)
+            } else {
+                clientReceive(pdu, on: linkID)
+            }
+        case .smp(let message):
+            pairingReceived(message, on: linkID)
+        case .encryption(let step):
+            encryptionReceived(step, on: linkID)
+        case .signaling(let signal):
+            signalReceived(signal, direction: packet.direction, on: linkID)
+        case .kframe(let channel, let length, let sdu):
+            kframeReceived(channel: channel, length: length, sdu: sdu, direction: packet.direction)
+        case .terminate(let code):
+            terminationReceived(code, direction: packet.direction, on: linkID)
+        }
+    }
+
+    private mutating func recordDelivery(_ packet: LinkPacket, on link: Int, airStart: Duration?) {
+        guard trace.isEnabled else { return }
+        let direction = packet.direction
+        switch packet.payload {
+        case .att(let pdu):
+            record(.att, link: link, direction: direction, airStart: airStart, opcode: pdu.opcode, handle: pdu.handle,
+                   length: pdu.length, pdu.name)
+        case .smp(let message):
+            record(.smp, link: link, direction: direction, airStart: airStart, opcode: message.code.rawValue,
+                   length: message.length, message.name)
+        case .encryption(let step):
+            record(.linkControl, link: link, direction: direction, airStart: airStart, opcode: step.opcode,
+                   length: step.length, "\(step)")
+        case .signaling(let signal):
+            record(.l2capSignaling, link: link, direction: direction, airStart: airStart, opcode: signal.code,
+                   length: signal.length, signal.name)
+        case .kframe(let channel, let length, let sdu):
+            record(.l2capData, link: link, direction: direction, airStart: airStart, handle: UInt16(truncatingIfNeeded: channel),
+                   length: length, sdu == nil ? "K-frame" : "K-frame (end of SDU)")
+        case .terminate(let code):
+            record(.linkControl, link: link, direction: direction, airStart: airStart, opcode: 0x02, length: 2,
+                   "LL_TERMINATE_IND \(DisconnectReason(hciCode: code))")
+        }
+    }
+}

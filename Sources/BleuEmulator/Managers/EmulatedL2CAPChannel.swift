@@ -1,0 +1,32 @@
+import BleuCore
+import Foundation
+
+/// One end of an LE credit-based L2CAP channel on an ``EmulatorBus``. Dropping it closes the
+/// channel.
+final class EmulatedL2CAPChannel: L2CAPChannel {
+    let psm: UInt16
+    let peer: UUID
+    let incoming: AsyncThrowingStream<Data, any Error>
+    private let bus: EmulatorBus
+    private let channel: Int
+    private let side: Int
+
+    init(bus: EmulatorBus, channel: Int, side: Int, psm: UInt16, peer: UUID, input: Int) {
+        self.bus = bus
+        self.channel = channel
+        self.side = side
+        self.psm = psm
+        self.peer = peer
+        incoming = bus.dataStream(input)
+    }
+
+    func send(_ data: Data) async throws {
+        _ = try await bus.perform { [channel, side] engine, id throws(BleuError) in
+            try engine.channelSend(data, channel: channel, side: side, operation: id)
+        }
+    }
+
+    func close() async {
+        bus.withEngine { [channel, side] in $0.closeChannel(channel, side: side) }
+    }
+}

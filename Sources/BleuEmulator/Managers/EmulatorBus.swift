@@ -1,0 +1,242 @@
+import BleuCore
+import Foundation
+import Synchronization
+
+/// A Bluetooth LE medium in memory: the air that emulated centrals and peripherals share.
+///
+/// Create as many as you like; each is fully isolated (its own devices, identifiers, bonds,
+/// clock and random source). Everything that happens on a bus is serialized through one
+/// owner, so both sides see events in the order they happened on the link.
+///
+/// ```swift
+/// let bus = EmulatorBus(configuration: .instant)
+/// let peripheral = EmulatedPeripheralManager(bus: bus)
+/// let central = EmulatedCentralManager(bus: bus)
+/// ```
+///
+/// Besides hosting managers, the bus is the test's handle on the world: change a radio's
+/// state, move a peripheral out of range, lose a link, read the trace.
+public final class EmulatorBus: Sendable {
+    /// The configuration, with every knob clamped into its range.
+    public let configuration: EmulatorConfiguration
+    /// The seed of every random choice on the bus; give it to ``EmulatorConfiguration/seed``
+    /// to replay a run.
+    public let seed: UInt64
+
+    let engine: Locked<Engine>
+    private let clock: BusClock
+    private let operationCounter = Atomic<UInt64>(1)
+
+    /// A bus shared by everything in the process that does not bring its own, with the
+    /// `.default` configuration. A convenience for demos; tests should create their own bus.
+    public static let shared = EmulatorBus(configuration: .default)
+
+    /// Creates a bus. With ``EmulatorConfiguration/Timing/realistic`` timing, PDUs are
+    /// delivered at connection events on `clock` (pass a ``ManualClock`` to run in virtual
+    /// time); with ``EmulatorConfiguration/Timing/instant`` timing the clock only arms timeouts.
+    public init(configuration: EmulatorConfiguration = .instant, clock: any Clock<Duration> = ContinuousClock()) {
+        let normalized = configuration.normalized()
+        let busClock = BusClock(clock)
+        let engine = Engine(configuration: normalized, clock: busClock)
+        self.configuration = normalized
+        self.seed = engine.seed
+        self.clock = busClock
+        self.engine = Locked(engine)
+        self.engine.withLock { engine in
+            engine.startScheduler = { [weak self, busClock] generation in
+                // The task holds the bus only while it runs timers, not while it sleeps, so a
+                // bus nobody uses any more goes away (and its deinit stops the task).
+                Task { [weak self] in
+                    while let target = self?.schedulerTarget(generation) {
+                        do {
+                            try await busClock.sleep(target)
+                        } catch {
+                            return
+                        }
+                        guard self?.runDueTimers(generation) == true else { return }
+                    }
+                }
+            }
+            engine.onReceipts = { [weak self] links in
+                self?.whenUnlocked { engine in
+                    for link in links { engine.writeSlotFreed(on: link) }
+                }
+            }
+            engine.requestPasskey = { [weak self] handler, request, link, procedure in
+                Task {
+                    let entered = await handler(request)
+                    self?.withEngine { $0.passkeyEntered(entered, on: link, procedure: procedure) }
+                }
+            }
+            engine.makeChannel = { [weak self] channel, side, psm, peer, input in
+                guard let self else { return nil }
+                return EmulatedL2CAPChannel(bus: self, channel: channel, side: side, psm: psm, peer: peer, input: input)
+            }
+        }
+    }
+
+    deinit {
+        engine.withLock { $0.schedulerTask?.cancel() }
+    }
+
+    // MARK: The test's controls
+
+    /// Changes a central's radio state, as when the user turns Bluetooth off or revokes the
+    /// permission. Leaving `poweredOn` ends its connections (it reports
+    /// ``BleuCore/DisconnectReason/poweredOff``, the peripheral HCI 0x15), fails connection
+    /// attempts and ends its scan with the state's error.
+    public func setState(_ state: ManagerState, of central: EmulatedCentralManager) {
+        withEngine { $0.setState(state, ofCentral: central.key) }
+    }
+
+    /// Changes a peripheral's radio state. Leaving `poweredOn` stops advertising, ends its
+    /// connections and clears its services and PSMs, as CoreBluetooth does.
+    public func setState(_ state: ManagerState, of peripheral: EmulatedPeripheralManager) {
+        withEngine { $0.setState(state, ofPeripheral: peripheral.key) }
+    }
+
+    /// Places a peripheral `meters` from every central. RSSI follows
+    /// ``EmulatorConfiguration/rssi``; past its range the peripheral is not heard and its links
+    /// are lost (both sides report ``BleuCore/DisconnectReason/supervisionTimeout``).
+    public func setDistance(_ meters: Double, of peripheral: EmulatedPeripheralManager) {
+        withEngine { $0.setDistance(meters, ofPeripheral: peripheral.key) }
+    }
+
+    /// Loses the link between a central and a peripheral (`peripheral` as the central knows
+    /// it): nothing gets through any more, and after the supervision timeout (at once with
+    /// instant timing) both sides report ``BleuCore/DisconnectReason/supervisionTimeout``.
+    public func loseLink(between central: EmulatedCentralManager, and peripheral: UUID) {
+        withEngine { engine in
+            guard let key = engine.centrals[central.key]?.known[peripheral],
+                  let link = engine.centrals[central.key]?.links[key] else { return }
+            engine.loseLink(link)
+        }
+    }
+
+    /// Forgets every bond: the next access to a protected attribute pairs again.
+    public func removeAllBonds() {
+        withEngine { $0.bonds.removeAll() }
+    }
+
+    /// How many device pairs are bonded on the bus.
+    public var bondCount: Int {
+        withEngine { $0.bonds.count }
+    }
+
+    // MARK: Trace
+
+    /// The link events recorded so far (the newest ``EmulatorConfiguration/traceCapacity``).
+    public var trace: [LinkTraceEvent] {
+        withEngine { Array($0.trace.events) }
+    }
+
+    /// The trace as text, one event a line.
+    public func traceText() -> String {
+        trace.map(\.description).joined(separator: "\n")
+    }
+
+    /// Forgets the recorded events.
+    public func clearTrace() {
+        withEngine { $0.trace.removeAll() }
+    }
+
+    // MARK: Plumbing for the managers
+
+    /// Runs `body` on the engine, after bringing it up to the clock's time.
+    func withEngine<T, E: Error>(_ body: (inout Engine) throws(E) -> T) throws(E) -> T {
+        let result: Result<T, E> = engine.withLock { engine in
+            engine.catchUp()
+            do throws(E) {
+                return .success(try body(&engine))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Starts an operation that completes later and waits for it. The caller's cancellation
+    /// fails it with ``BleuCore/BleuError/cancelled``.
+    func perform(_ start: (inout Engine, OperationID) throws(BleuError) -> Void) async throws -> OperationResult {
+        let id = operationCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OperationResult, any Error>) in
+                engine.withLock { engine in
+                    engine.catchUp()
+                    guard !Task.isCancelled else {
+                        continuation.resume(throwing: BleuError.cancelled)
+                        return
+                    }
+                    engine.waiters[id] = continuation
+                    do {
+                        try start(&engine, id)
+                    } catch {
+                        engine.fail(id, error)
+                    }
+                }
+            }
+        } onCancel: {
+            whenUnlocked { $0.cancel(id) }
+        }
+    }
+
+    /// Runs cleanup on the engine now if its lock is free, else soon in a task: a stream can be
+    /// released (and a receipt settled) while the engine's own thread holds the lock — a
+    /// channel in a dropped event, say — and the lock is not recursive.
+    func whenUnlocked(_ body: @escaping @Sendable (inout Engine) -> Void) {
+        let done: Bool? = engine.withLockIfAvailable { engine in
+            engine.catchUp()
+            body(&engine)
+            return true
+        }
+        if done == nil {
+            Task { [weak self] in self?.withEngine { body(&$0) } }
+        }
+    }
+
+    /// The public face of an engine value stream.
+    func dataStream(_ id: Int) -> AsyncThrowingStream<Data, any Error> {
+        let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
+        return AsyncThrowingStream(unfolding: { [weak self] in
+            withExtendedLifetime(release) {}
+            guard let self, case .data(let data)? = try await self.next(id) else { return nil }
+            return data
+        })
+    }
+
+    func advertisementStream(_ id: Int) -> AsyncThrowingStream<Advertisement, any Error> {
+        let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
+        return AsyncThrowingStream(unfolding: { [weak self] in
+            withExtendedLifetime(release) {}
+            guard let self, case .advertisement(let advertisement)? = try await self.next(id) else { return nil }
+            return advertisement
+        })
+    }
+
+    private func next(_ id: Int) async throws -> ValueStream.Element? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ValueStream.Element?, any Error>) in
+                engine.withLock { engine in
+                    engine.catchUp()
+                    engine.nextElement(id, waiter: continuation)
+                }
+            }
+        } onCancel: {
+            whenUnlocked { $0.removeStream(id) }
+        }
+    }
+
+    /// When the scheduler of this generation should wake next, or `nil` if a newer one took over.
+    private func schedulerTarget(_ generation: Int) -> Duration? {
+        engine.withLock { $0.schedulerGeneration == generation ? $0.scheduledWake : nil }
+    }
+
+    /// Runs the timers due by now; returns whether this scheduler has more to wait for.
+    private func runDueTimers(_ generation: Int) -> Bool {
+        engine.withLock { engine in
+            guard engine.schedulerGeneration == generation else { return false }
+            engine.process(until: clock.now(), fromScheduler: true)
+            return engine.scheduledWake != nil
+        }
+    }
+}
