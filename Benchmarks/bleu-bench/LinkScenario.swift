@@ -1,7 +1,6 @@
 import BleuCore
 import BleuEmulator
 import Foundation
-import Synchronization
 
 /// The scenarios `bleu-bench link` measures.
 enum LinkScenario {

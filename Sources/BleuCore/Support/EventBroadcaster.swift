@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Fans events out to any number of `AsyncStream` subscribers, in order: the building block
 /// backends use for ``CentralManager/events()`` and ``PeripheralManager/events()``.
 ///
@@ -14,7 +12,7 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let bufferLimit: Int
 
     /// - Parameter bufferLimit: The most events one subscriber's buffer holds.

@@ -1,3 +1,4 @@
+import BleuCore
 import DequeModule
 
 /// Fans a manager's events out to its event streams, in order, each stream with a bounded

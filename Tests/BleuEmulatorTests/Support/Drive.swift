@@ -1,4 +1,5 @@
 import Foundation
+import BleuCore
 @testable import BleuEmulator
 
 /// Runs `body` while moving a manual clock forward until it finishes: virtual time for the

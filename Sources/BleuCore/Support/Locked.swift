@@ -6,8 +6,8 @@ import Glibc
 import Musl
 #endif
 
-/// A value behind a `pthread_mutex_t` (error-checking): what the emulator uses instead of
-/// `Synchronization.Mutex`.
+/// A value behind a `pthread_mutex_t` (error-checking): what every Bleu module uses instead of
+/// `Synchronization.Mutex`. Package-internal: not part of Bleu's public API.
 ///
 /// Why not `Mutex`: on Linux it hands a contended lock over inside the kernel (a
 /// priority-inheritance futex), which ThreadSanitizer cannot see, so every contended use is
@@ -18,11 +18,11 @@ import Musl
 /// `withLockIfAvailable`, between a successful `pthread_mutex_lock`/`trylock` of `mutex` and
 /// its unlock, so no two threads touch it at once; `mutex` itself is only passed to the pthread
 /// calls, which are thread-safe, and is freed in `deinit`, when no other reference exists.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
@@ -40,7 +40,7 @@ final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value, holding the lock. Locking again from inside `body` is a
     /// programming error and stops the process (the mutex checks for it).
-    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         let status = pthread_mutex_lock(mutex)
         precondition(status == 0, "pthread_mutex_lock failed (\(status)); a recursive lock is a bug")
         defer { pthread_mutex_unlock(mutex) }
@@ -48,7 +48,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` if the lock is free now (held by no thread, this one included); else `nil`.
-    func withLockIfAvailable<T>(_ body: (inout Value) -> T) -> T? {
+    package func withLockIfAvailable<T>(_ body: (inout Value) -> T) -> T? {
         guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
         return body(&value)
