@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
+        .library(name: "BleuWire", targets: ["BleuWire"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -18,9 +19,17 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
+        .target(name: "BleuWire"),
+        // The system zlib, only as an independent CRC-32 for tests and benchmarks.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
         .executableTarget(
             name: "bleu-bench",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BleuWire", "CZlib",
+            ],
             path: "Benchmarks/bleu-bench"
         ),
     ],
