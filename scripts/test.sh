@@ -8,6 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
+echo "== BleuWire: zlib headers (tests and benchmarks check CRC-32 against zlib) and Python cbor2"
+if [ ! -f /usr/include/zlib.h ] && command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev) >/dev/null
+fi
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -c 'import importlib.metadata as m; assert m.version("cbor2") == "6.2.1"' 2>/dev/null \
+    || .venv/bin/pip install -q cbor2==6.2.1
+export BLEU_PYTHON="$root/.venv/bin/python"   # the CBOR cross-check tests run cbor2 through it
+
 echo "== Build (warnings in the project's own sources fail the build)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

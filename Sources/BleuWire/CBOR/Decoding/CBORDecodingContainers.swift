@@ -38,24 +38,27 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         }
     }
 
+    /// The value for `key`: a text key equal to its `stringValue` first, else an integer key
+    /// equal to its `intValue` (a dictionary key "01" also has the `intValue` 1).
     private func find(_ key: some CodingKey) -> CBORValue? {
         let name = key.stringValue
         let number = key.intValue
         if let textIndex, let integerIndex {
-            if let number, let position = integerIndex[number] { return entries[position].value }
-            return textIndex[name].map { entries[$0].value }
+            if let position = textIndex[name] { return entries[position].value }
+            return number.flatMap { integerIndex[$0] }.map { entries[$0].value }
         }
+        var integerMatch: CBORValue?
         for entry in entries {
             switch entry.key {
             case .textString(let s) where s == name:
                 return entry.value
             case .unsignedInteger, .negativeInteger:
-                if let number, entry.key.int64Value == Int64(number) { return entry.value }
+                if integerMatch == nil, let number, entry.key.int64Value == Int64(number) { integerMatch = entry.value }
             default:
                 continue
             }
         }
-        return nil
+        return integerMatch
     }
 
     private func value(_ key: Key) throws -> CBORValue {
