@@ -1,5 +1,6 @@
 /// Every suite `bleu-bench` can run. Add yours here.
 enum BenchmarkRegistry {
     static let suites: [any BenchmarkSuite] = [
+        WireBenchmark(), CodecBenchmark(),
     ]
 }

@@ -39,82 +39,85 @@ final class CBORDecoderState: Decoder {
 
     // MARK: - Conversions
 
-    func mismatch(_ type: Any.Type, _ value: CBORValue, _ path: [any CodingKey], expected: String) -> DecodingError {
-        .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(expected), found \(value.kindDescription)"))
+    func mismatch(_ type: Any.Type, _ value: CBORValue, _ path: @autoclosure () -> [any CodingKey], expected: String) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: path(), debugDescription: "expected \(expected), found \(value.kindDescription)"))
     }
 
     /// Decodes any `Decodable`, taking the codec's own representations of primitives and of
     /// `Data`, `Date`, `UUID`, `URL` and ``CBORValue`` first.
-    func decode<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath: [any CodingKey]) throws -> T {
-        if let special = try decodeSpecial(type, from: value, codingPath: codingPath) {
+    func decode<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
+        if let special = try decodeSpecial(type, from: value, codingPath: codingPath()) {
             return special
         }
-        return try T(from: CBORDecoderState(value: value, options: options, codingPath: codingPath))
+        return try T(from: CBORDecoderState(value: value, options: options, codingPath: codingPath()))
     }
 
-    private func decodeSpecial<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath path: [any CodingKey]) throws -> T? {
-        switch type {
-        case is String.Type: return try string(value, path) as? T
-        case is Int.Type: return try integer(Int.self, value, path) as? T
-        case is Bool.Type: return try bool(value, path) as? T
-        case is Double.Type: return try double(value, path) as? T
-        case is CBORValue.Type: return value as? T
-        case is Data.Type:
+    private func decodeSpecial<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath path: @autoclosure () -> [any CodingKey]) throws -> T? {
+        // Comparing metatypes is cheap; each cast below only runs once the type is known.
+        if T.self == String.self { return try string(value, path()) as? T }
+        if T.self == Int.self { return try integer(Int.self, value, path()) as? T }
+        if T.self == Bool.self { return try bool(value, path()) as? T }
+        if T.self == Double.self { return try double(value, path()) as? T }
+        if T.self == UInt64.self { return try integer(UInt64.self, value, path()) as? T }
+        if T.self == CBORValue.self { return value as? T }
+        if T.self == Data.self {
             guard case .byteString(let bytes) = value else { return nil }  // else Data's own shape
             return Data(bytes) as? T
-        case is UUID.Type: return try uuid(value, path) as? T
-        case is Date.Type: return try date(value, path) as? T
-        case is URL.Type:
-            var item = value
-            if case .tagged(32, let inner) = value { item = inner }
-            let text = try string(item, path)
-            guard let url = URL(string: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\"\(text)\" is not a valid URL"))
-            }
-            return url as? T
-        case is Int8.Type: return try integer(Int8.self, value, path) as? T
-        case is Int16.Type: return try integer(Int16.self, value, path) as? T
-        case is Int32.Type: return try integer(Int32.self, value, path) as? T
-        case is Int64.Type: return try integer(Int64.self, value, path) as? T
-        case is Int128.Type: return try integer(Int128.self, value, path) as? T
-        case is UInt.Type: return try integer(UInt.self, value, path) as? T
-        case is UInt8.Type: return try integer(UInt8.self, value, path) as? T
-        case is UInt16.Type: return try integer(UInt16.self, value, path) as? T
-        case is UInt32.Type: return try integer(UInt32.self, value, path) as? T
-        case is UInt64.Type: return try integer(UInt64.self, value, path) as? T
-        case is UInt128.Type: return try integer(UInt128.self, value, path) as? T
-        case is Float.Type: return try float(value, path) as? T
-        default: return nil
         }
+        if T.self == UUID.self { return try uuid(value, path()) as? T }
+        if T.self == Date.self { return try date(value, path()) as? T }
+        if T.self == URL.self { return try url(value, path()) as? T }
+        if T.self == Int8.self { return try integer(Int8.self, value, path()) as? T }
+        if T.self == Int16.self { return try integer(Int16.self, value, path()) as? T }
+        if T.self == Int32.self { return try integer(Int32.self, value, path()) as? T }
+        if T.self == Int64.self { return try integer(Int64.self, value, path()) as? T }
+        if T.self == Int128.self { return try integer(Int128.self, value, path()) as? T }
+        if T.self == UInt.self { return try integer(UInt.self, value, path()) as? T }
+        if T.self == UInt8.self { return try integer(UInt8.self, value, path()) as? T }
+        if T.self == UInt16.self { return try integer(UInt16.self, value, path()) as? T }
+        if T.self == UInt32.self { return try integer(UInt32.self, value, path()) as? T }
+        if T.self == UInt128.self { return try integer(UInt128.self, value, path()) as? T }
+        if T.self == Float.self { return try float(value, path()) as? T }
+        return nil
     }
 
-    private func checkNotNull<T>(_ type: T.Type, _ value: CBORValue, _ path: [any CodingKey]) throws {
+    func url(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> URL {
+        var item = value
+        if case .tagged(32, let inner) = value { item = inner }
+        let text = try string(item, path())
+        guard let url = URL(string: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\"\(text)\" is not a valid URL"))
+        }
+        return url
+    }
+
+    private func checkNotNull<T>(_ type: T.Type, _ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws {
         if value.isNull {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.kindDescription)"))
+            throw DecodingError.valueNotFound(type, .init(codingPath: path(), debugDescription: "expected \(type), found \(value.kindDescription)"))
         }
     }
 
-    func bool(_ value: CBORValue, _ path: [any CodingKey]) throws -> Bool {
+    func bool(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
         guard case .boolean(let b) = value else {
-            try checkNotNull(Bool.self, value, path)
-            throw mismatch(Bool.self, value, path, expected: "a boolean")
+            try checkNotNull(Bool.self, value, path())
+            throw mismatch(Bool.self, value, path(), expected: "a boolean")
         }
         return b
     }
 
-    func string(_ value: CBORValue, _ path: [any CodingKey]) throws -> String {
+    func string(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> String {
         guard case .textString(let s) = value else {
-            try checkNotNull(String.self, value, path)
-            throw mismatch(String.self, value, path, expected: "a text string")
+            try checkNotNull(String.self, value, path())
+            throw mismatch(String.self, value, path(), expected: "a text string")
         }
         return s
     }
 
     /// An integer of width `T`: plain integers, bignums (tags 2 and 3), or floats with an integral
     /// value. A value outside `T`'s range is `dataCorrupted`, never a trap.
-    func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: CBORValue, _ path: [any CodingKey]) throws -> T {
+    func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
         func overflow(_ text: String) -> DecodingError {
-            .dataCorrupted(.init(codingPath: path, debugDescription: "integer \(text) does not fit \(T.self)"))
+            .dataCorrupted(.init(codingPath: path(), debugDescription: "integer \(text) does not fit \(T.self)"))
         }
         switch value {
         case .unsignedInteger(let n):
@@ -135,77 +138,77 @@ final class CBORDecoderState: Decoder {
             return ~result
         case .float(let d):
             guard let result = T(exactly: d) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "number \(d) is not an integer that fits \(T.self)"))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "number \(d) is not an integer that fits \(T.self)"))
             }
             return result
         default:
-            try checkNotNull(T.self, value, path)
-            throw mismatch(T.self, value, path, expected: "an integer")
+            try checkNotNull(T.self, value, path())
+            throw mismatch(T.self, value, path(), expected: "an integer")
         }
     }
 
-    func double(_ value: CBORValue, _ path: [any CodingKey]) throws -> Double {
+    func double(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
         switch value {
         case .float(let d):
             return d
         case .unsignedInteger, .negativeInteger:
-            let n = try integer(Int64.self, value, path)
+            let n = try integer(Int64.self, value, path())
             guard let d = Double(exactly: n) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "integer \(n) has no exact Double"))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "integer \(n) has no exact Double"))
             }
             return d
         default:
-            try checkNotNull(Double.self, value, path)
-            throw mismatch(Double.self, value, path, expected: "a number")
+            try checkNotNull(Double.self, value, path())
+            throw mismatch(Double.self, value, path(), expected: "a number")
         }
     }
 
     /// A `Float`: single and half precision exactly; a double rounds to the nearest `Float`,
     /// and one beyond `Float`'s range is an error.
-    func float(_ value: CBORValue, _ path: [any CodingKey]) throws -> Float {
-        let d = try double(value, path)
+    func float(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Float {
+        let d = try double(value, path())
         let f = Float(d)
         if f.isInfinite && d.isFinite {
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "number \(d) is out of Float's range"))
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "number \(d) is out of Float's range"))
         }
         return f
     }
 
-    func uuid(_ value: CBORValue, _ path: [any CodingKey]) throws -> UUID {
+    func uuid(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> UUID {
         switch value {
         case .byteString(let b), .tagged(37, .byteString(let b)):
             guard b.count == 16 else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "a UUID needs 16 bytes, found \(b.count)"))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "a UUID needs 16 bytes, found \(b.count)"))
             }
             return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
         case .textString(let s):
             guard let id = UUID(uuidString: s) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\"\(s)\" is not a UUID"))
+                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\"\(s)\" is not a UUID"))
             }
             return id
         default:
-            try checkNotNull(UUID.self, value, path)
-            throw mismatch(UUID.self, value, path, expected: "a 16-byte byte string")
+            try checkNotNull(UUID.self, value, path())
+            throw mismatch(UUID.self, value, path(), expected: "a 16-byte byte string")
         }
     }
 
-    func date(_ value: CBORValue, _ path: [any CodingKey]) throws -> Date {
+    func date(_ value: CBORValue, _ path: @autoclosure () -> [any CodingKey]) throws -> Date {
         switch value {
         case .tagged(1, let seconds):
-            return Date(timeIntervalSince1970: try double(seconds, path))
+            return Date(timeIntervalSince1970: try double(seconds, path()))
         case .tagged(0, .textString(let text)):
             if let date = try? Date(text, strategy: .iso8601) { return date }
             if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\"\(text)\" is not an RFC 3339 date"))
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\"\(text)\" is not an RFC 3339 date"))
         case .float, .unsignedInteger, .negativeInteger:
-            let seconds = try double(value, path)
+            let seconds = try double(value, path())
             switch options.dateDecoding {
             case .epochTime: return Date(timeIntervalSince1970: seconds)
             case .secondsSinceReferenceDate: return Date(timeIntervalSinceReferenceDate: seconds)
             }
         default:
-            try checkNotNull(Date.self, value, path)
-            throw mismatch(Date.self, value, path, expected: "a date (tag 0 or 1, or a number)")
+            try checkNotNull(Date.self, value, path())
+            throw mismatch(Date.self, value, path(), expected: "a date (tag 0 or 1, or a number)")
         }
     }
 }

@@ -15,7 +15,7 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         if entries.count > 12 {
             var text: [String: Int] = [:]
             var integer: [Int: Int] = [:]
-            for (position, entry) in entries.enumerated().reversed() {  // the first of duplicates wins
+            for (position, entry) in entries.enumerated() {  // the last of duplicate keys wins
                 if case .textString(let s) = entry.key {
                     text[s] = position
                 } else if let n = entry.key.int64Value, let i = Int(exactly: n) {
@@ -39,7 +39,8 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     /// The value for `key`: a text key equal to its `stringValue` first, else an integer key
-    /// equal to its `intValue` (a dictionary key "01" also has the `intValue` 1).
+    /// equal to its `intValue` (a dictionary key "01" also has the `intValue` 1). Of duplicate
+    /// keys the last wins, as in most CBOR and JSON decoders.
     private func find(_ key: some CodingKey) -> CBORValue? {
         let name = key.stringValue
         let number = key.intValue
@@ -47,18 +48,19 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
             if let position = textIndex[name] { return entries[position].value }
             return number.flatMap { integerIndex[$0] }.map { entries[$0].value }
         }
+        var textMatch: CBORValue?
         var integerMatch: CBORValue?
         for entry in entries {
             switch entry.key {
             case .textString(let s) where s == name:
-                return entry.value
+                textMatch = entry.value
             case .unsignedInteger, .negativeInteger:
-                if integerMatch == nil, let number, entry.key.int64Value == Int64(number) { integerMatch = entry.value }
+                if let number, entry.key.int64Value == Int64(number) { integerMatch = entry.value }
             default:
                 continue
             }
         }
-        return integerMatch
+        return textMatch ?? integerMatch
     }
 
     private func value(_ key: Key) throws -> CBORValue {

@@ -5,16 +5,21 @@ import Foundation
 enum EncodingNode {
     /// Finished bytes of one complete item.
     case encoded([UInt8])
-    case map(MapBuilder)
-    case array(ArrayBuilder)
+    case container(ContainerBuilder)
     case deferred(CBOREncoderState)
 
     /// The node for `value`: primitives and the special Foundation types directly, anything else
     /// through its own `encode(to:)`.
-    static func make<T: Encodable>(_ value: T, options: CBOREncoder, codingPath: [any CodingKey], depth: Int) throws -> EncodingNode {
-        if let bytes = try encodeSpecial(value, options: options) {
-            return .encoded(bytes)
+    static func make<T: Encodable>(_ value: T, options: CBOREncoder, codingPath: @autoclosure () -> [any CodingKey], depth: Int) throws -> EncodingNode {
+        var writer = CBORWriter(capacity: 16)
+        if writer.writeSpecial(value, options) {
+            return .encoded(writer.bytes)
         }
+        return try makeComposite(value, options: options, codingPath: codingPath(), depth: depth)
+    }
+
+    /// The node of a value that encodes itself through containers.
+    static func makeComposite<T: Encodable>(_ value: T, options: CBOREncoder, codingPath: [any CodingKey], depth: Int) throws -> EncodingNode {
         guard depth <= options.maximumDepth else {
             throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "nested deeper than the encoder's maximumDepth of \(options.maximumDepth)"))
         }
@@ -26,36 +31,6 @@ enum EncodingNode {
         return node
     }
 
-    /// The bytes of values the codec writes itself rather than through their `Encodable` shape.
-    private static func encodeSpecial<T: Encodable>(_ value: T, options: CBOREncoder) throws -> [UInt8]? {
-        var writer = CBORWriter(capacity: 16)
-        switch value {
-        case let v as String: writer.writeText(v)
-        case let v as Int: writer.writeInteger(Int64(v))
-        case let v as Bool: writer.writeBool(v)
-        case let v as Double: writer.writeDouble(v)
-        case let v as Data: writer.writeBytes(v)
-        case let v as UUID: withUnsafeBytes(of: v.uuid) { writer.writeBytes($0) }
-        case let v as Date: writer.writeDate(v, options.dateEncoding)
-        case let v as URL: writer.writeText(v.absoluteString)
-        case let v as CBORValue: writer.write(v)
-        case let v as Int8: writer.writeInteger(Int64(v))
-        case let v as Int16: writer.writeInteger(Int64(v))
-        case let v as Int32: writer.writeInteger(Int64(v))
-        case let v as Int64: writer.writeInteger(v)
-        case let v as UInt: writer.writeHead(0, UInt64(v))
-        case let v as UInt8: writer.writeHead(0, UInt64(v))
-        case let v as UInt16: writer.writeHead(0, UInt64(v))
-        case let v as UInt32: writer.writeHead(0, UInt64(v))
-        case let v as UInt64: writer.writeHead(0, v)
-        case let v as Float: writer.writeFloat(v)
-        case let v as Int128: writer.writeInteger(v)
-        case let v as UInt128: writer.writeInteger(v)
-        default: return nil
-        }
-        return writer.bytes
-    }
-
     /// Writes the node; `depth` counts enclosing containers, bounded by `limit` (containers
     /// nested by hand through `nestedContainer` never pass through ``make(_:options:codingPath:depth:)``).
     func write(to writer: inout CBORWriter, depth: Int, limit: Int) throws {
@@ -65,17 +40,15 @@ enum EncodingNode {
         switch self {
         case .encoded(let bytes):
             writer.bytes.append(contentsOf: bytes)
-        case .map(let map):
-            writer.writeHead(5, UInt64(map.entries.count))
-            for (key, value) in map.entries {
-                writer.bytes.append(contentsOf: key)
-                try value.write(to: &writer, depth: depth + 1, limit: limit)
+        case .container(let container):
+            writer.writeHead(container.isMap ? 5 : 4, UInt64(container.count))
+            var start = 0
+            for (offset, node) in container.nested {
+                writer.bytes.append(contentsOf: container.content.bytes[start..<offset])
+                try node.write(to: &writer, depth: depth + 1, limit: limit)
+                start = offset
             }
-        case .array(let array):
-            writer.writeHead(4, UInt64(array.items.count))
-            for item in array.items {
-                try item.write(to: &writer, depth: depth + 1, limit: limit)
-            }
+            writer.bytes.append(contentsOf: container.content.bytes[start...])
         case .deferred(let encoder):
             // A super encoder nobody used encodes as an empty map, as Foundation's encoders do.
             try (encoder.node ?? .encoded([0xA0])).write(to: &writer, depth: depth, limit: limit)
@@ -83,38 +56,57 @@ enum EncodingNode {
     }
 }
 
-/// The entries of a keyed container: each key's encoded bytes and its value. A key encoded
-/// twice keeps its last value, in its first position.
-final class MapBuilder {
-    private(set) var entries: [([UInt8], EncodingNode)] = []
-    /// Positions by key, built once the map outgrows a linear scan.
-    private var index: [[UInt8]: Int]?
+/// The content of a keyed or unkeyed container: primitives are written straight into `content`;
+/// nested containers and composite values are kept as nodes, spliced in at their offsets when
+/// the whole value is written. (A key encoded twice is written twice; decoders keep the last.)
+final class ContainerBuilder {
+    let isMap: Bool
+    /// Elements (or key/value pairs) so far.
+    var count = 0
+    var content = CBORWriter(capacity: 32)
+    /// Nodes to splice in, by the offset in `content` where each belongs, in order.
+    var nested: [(Int, EncodingNode)] = []
 
-    func set(_ key: [UInt8], _ value: EncodingNode) {
-        if let position = position(of: key) {
-            entries[position].1 = value
-            return
-        }
-        entries.append((key, value))
-        index?[key] = entries.count - 1
+    init(isMap: Bool) {
+        self.isMap = isMap
     }
 
-    private func position(of key: [UInt8]) -> Int? {
-        if let index { return index[key] }
-        guard entries.count >= 16 else { return entries.firstIndex { $0.0 == key } }
-        var built: [[UInt8]: Int] = [:]
-        for (i, entry) in entries.enumerated() { built[entry.0] = i }
-        index = built
-        return built[key]
+    /// Appends a node at the current end of `content`.
+    func append(_ node: EncodingNode) {
+        nested.append((content.bytes.count, node))
     }
-}
-
-/// The elements of an unkeyed container.
-final class ArrayBuilder {
-    var items: [EncodingNode] = []
 }
 
 extension CBORWriter {
+    /// Writes the values the codec represents itself — primitives, `Data`, `UUID`, `Date`, `URL`,
+    /// ``CBORValue`` — and returns `true`; returns `false` for anything else.
+    mutating func writeSpecial<T: Encodable>(_ value: T, _ options: CBOREncoder) -> Bool {
+        // Comparing metatypes is cheap; each cast below only runs once the type is known.
+        if T.self == String.self { writeText(value as! String) }
+        else if T.self == Int.self { writeInteger(Int64(value as! Int)) }
+        else if T.self == Bool.self { writeBool(value as! Bool) }
+        else if T.self == Double.self { writeDouble(value as! Double) }
+        else if T.self == UInt64.self { writeHead(0, value as! UInt64) }
+        else if T.self == Data.self { writeBytes(value as! Data) }
+        else if T.self == UUID.self { withUnsafeBytes(of: (value as! UUID).uuid) { writeBytes($0) } }
+        else if T.self == Date.self { writeDate(value as! Date, options.dateEncoding) }
+        else if T.self == URL.self { writeText((value as! URL).absoluteString) }
+        else if T.self == CBORValue.self { write(value as! CBORValue) }
+        else if T.self == Int8.self { writeInteger(Int64(value as! Int8)) }
+        else if T.self == Int16.self { writeInteger(Int64(value as! Int16)) }
+        else if T.self == Int32.self { writeInteger(Int64(value as! Int32)) }
+        else if T.self == Int64.self { writeInteger(value as! Int64) }
+        else if T.self == UInt.self { writeHead(0, UInt64(value as! UInt)) }
+        else if T.self == UInt8.self { writeHead(0, UInt64(value as! UInt8)) }
+        else if T.self == UInt16.self { writeHead(0, UInt64(value as! UInt16)) }
+        else if T.self == UInt32.self { writeHead(0, UInt64(value as! UInt32)) }
+        else if T.self == Float.self { writeFloat(value as! Float) }
+        else if T.self == Int128.self { writeInteger(value as! Int128) }
+        else if T.self == UInt128.self { writeInteger(value as! UInt128) }
+        else { return false }
+        return true
+    }
+
     mutating func writeDate(_ date: Date, _ strategy: CBORDateFormat) {
         switch strategy {
         case .epochTime:

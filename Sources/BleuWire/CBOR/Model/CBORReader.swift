@@ -116,7 +116,7 @@ struct CBORReader {
     private mutating func readText(_ length: UInt64, at start: Int) throws(CBORError) -> String {
         let count = try checkedLength(length, limit: limits.maximumStringLength, elementSize: 1, at: start)
         let utf8 = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
-        guard let text = String(validating: utf8, as: UTF8.self) else { throw .invalidUTF8(offset: start) }
+        guard let text = Self.validatedText(utf8) else { throw .invalidUTF8(offset: start) }
         offset += count
         return text
     }
@@ -153,7 +153,7 @@ struct CBORReader {
                 let length = try readArgument(initial & 0x1F, at: chunkStart)
                 let count = try checkedLength(length, limit: limits.maximumStringLength - joined.count, elementSize: 1, at: chunkStart)
                 let chunk = UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
-                if major == 3, String(validating: chunk, as: UTF8.self) == nil {
+                if major == 3, Self.validatedText(chunk) == nil {
                     throw .invalidUTF8(offset: chunkStart)
                 }
                 joined.append(contentsOf: chunk)
@@ -187,6 +187,16 @@ struct CBORReader {
         default:
             throw .malformed("indefinite length on major type \(major)", offset: start)
         }
+    }
+
+    /// The text of `utf8`, or `nil` if it is not valid UTF-8. ASCII (most keys and many values)
+    /// takes a fast path that needs no validation.
+    static func validatedText(_ utf8: UnsafeRawBufferPointer) -> String? {
+        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// Consumes a "break" byte if one is next; throws at the end of input.

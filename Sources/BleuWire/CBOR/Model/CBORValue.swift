@@ -5,7 +5,7 @@ import Foundation
 /// ``CBOREncoder`` and ``CBORDecoder`` map `Codable` values to and from this model; use it
 /// directly for dynamic content (``encoded()`` and ``init(decoding:limits:)``), or as a `Codable`
 /// property whose content the codec passes through untouched.
-public indirect enum CBORValue: Sendable, Hashable {
+public enum CBORValue: Sendable, Hashable {
     /// Major type 0: an unsigned integer.
     case unsignedInteger(UInt64)
     /// Major type 1: the negative integer `-1 - n` for the associated `n`.
@@ -19,7 +19,7 @@ public indirect enum CBORValue: Sendable, Hashable {
     /// Major type 5: a map, its pairs in encoded order.
     case map([CBORMapEntry])
     /// Major type 6: a tag number and the tagged item.
-    case tagged(UInt64, CBORValue)
+    indirect case tagged(UInt64, CBORValue)
     /// Major type 7: `false` or `true`.
     case boolean(Bool)
     /// Major type 7: `null`.
