@@ -31,20 +31,21 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
         let payload = UnsafeRawBufferPointer(rebasing: fragment[1...])
         let index = Int(header.slot)
 
+        // A repeat of the latest fragment of the message in progress, or of the final fragment of
+        // the slot's last delivered message (its only one, for a single-fragment message).
+        switch slots[index].state {
+        case .assembling where isRepeat(of: slots[index], header, payload),
+             .idle(header.sequence?) where header.last:
+            statistics.duplicatesDropped += 1
+            return .duplicate
+        default:
+            break
+        }
+
         if header.first {
-            switch slots[index].state {
-            case .idle(let lastFinal?) where lastFinal == header.sequence && header.last:
-                statistics.duplicatesDropped += 1
-                return .duplicate
-            case .assembling:
-                if isRepeat(of: slots[index], header, payload) {
-                    statistics.duplicatesDropped += 1
-                    return .duplicate
-                }
+            if case .assembling = slots[index].state {
                 free(index, then: .idle(lastFinal: nil))
                 statistics.messagesAbandoned += 1
-            default:
-                break
             }
             guard messagesInFlight < limits.maximumMessagesInFlight else {
                 slots[index].state = header.last ? .idle(lastFinal: nil) : .discarding
@@ -54,21 +55,13 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
             messagesInFlight += 1
         } else {
             switch slots[index].state {
-            case .idle(let lastFinal):
-                if lastFinal == header.sequence && header.last {
-                    statistics.duplicatesDropped += 1
-                    return .duplicate
-                }
+            case .idle:
                 throw .malformedFragment(.unexpectedContinuation(slot: header.slot))
             case .discarding:
                 if header.last { slots[index].state = .idle(lastFinal: nil) }
                 statistics.fragmentsDiscarded += 1
                 return .discarded
             case .assembling:
-                if isRepeat(of: slots[index], header, payload) {
-                    statistics.duplicatesDropped += 1
-                    return .duplicate
-                }
                 let expected = (slots[index].lastSequence &+ 1) & 7
                 guard header.sequence == expected else {
                     free(index, then: header.last ? .idle(lastFinal: nil) : .discarding)
