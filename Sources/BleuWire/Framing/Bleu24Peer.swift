@@ -2,7 +2,8 @@ import Foundation
 
 /// One peer's bleu24 reassembly: incomplete messages by UUID, fragments in any order, and a short
 /// memory of recently finished messages so late repeats are dropped rather than starting anew.
-struct Bleu24Peer<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+/// Times are offsets from the reassembler's first instant.
+struct Bleu24Peer: Sendable {
     /// Messages remembered after they finish (delivered, or refused).
     static var recentCapacity: Int { 16 }
 
@@ -19,7 +20,7 @@ struct Bleu24Peer<Instant: InstantProtocol & Sendable>: Sendable where Instant.D
         /// The last fragment's payload length, once seen.
         var lastLength: Int?
         var bytes = 0
-        var lastActivity: Instant
+        var lastActivity: Duration
     }
 
     private(set) var assemblies: [UUID: Assembly] = [:]
@@ -30,7 +31,7 @@ struct Bleu24Peer<Instant: InstantProtocol & Sendable>: Sendable where Instant.D
     var messagesInFlight: Int { assemblies.count }
     var isIdle: Bool { assemblies.isEmpty }
 
-    mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Instant, limits: ReassemblyLimits,
+    mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Duration, limits: ReassemblyLimits,
                           statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
         let header = Bleu24Header(fragment)
         let payload = UnsafeRawBufferPointer(rebasing: fragment[Bleu24Header.length...])
@@ -125,8 +126,8 @@ struct Bleu24Peer<Instant: InstantProtocol & Sendable>: Sendable where Instant.D
         recent.append((id, delivered))
     }
 
-    mutating func expire(now: Instant, timeout: Duration) -> [(MessageID, Int)] {
-        let stale = assemblies.filter { $0.value.lastActivity.duration(to: now) >= timeout }
+    mutating func expire(now: Duration, timeout: Duration) -> [(MessageID, Int)] {
+        let stale = assemblies.filter { now - $0.value.lastActivity >= timeout }
         for (id, assembly) in stale {
             assemblies[id] = nil
             bufferedBytes -= assembly.bytes
@@ -135,15 +136,15 @@ struct Bleu24Peer<Instant: InstantProtocol & Sendable>: Sendable where Instant.D
         return stale.map { (.uuid($0.key), $0.value.bytes) }
     }
 
-    func nextDeadline(timeout: Duration) -> Instant? {
-        assemblies.values.map { $0.lastActivity.advanced(by: timeout) }.min()
+    func nextDeadline(timeout: Duration) -> Duration? {
+        assemblies.values.map { $0.lastActivity + timeout }.min()
     }
 }
 
 extension Bleu24Peer.Assembly {
     /// Keeps a new fragment: appended when it is next in order (with any pending ones it unblocks),
     /// else held aside.
-    mutating func store(_ payload: UnsafeRawBufferPointer, sequence: UInt16, stride: Int?, lastLength: Int?, now: Instant) {
+    mutating func store(_ payload: UnsafeRawBufferPointer, sequence: UInt16, stride: Int?, lastLength: Int?, now: Duration) {
         self.stride = stride
         self.lastLength = lastLength
         bytes += payload.count

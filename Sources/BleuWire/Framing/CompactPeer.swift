@@ -1,6 +1,6 @@
 /// One peer's compact-format reassembly: 8 slots, each idle, assembling a message, or discarding
-/// the rest of a refused one.
-struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+/// the rest of a refused one. Times are offsets from the reassembler's first instant.
+struct CompactPeer: Sendable {
     enum State: Sendable {
         /// `lastFinal` is the final sequence number of the slot's last delivered message, so that
         /// a repeat of that fragment is recognised as a duplicate.
@@ -15,7 +15,7 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
         var buffer: [UInt8] = []
         var lastSequence: UInt8 = 0
         var lastLength = 0
-        var lastActivity: Instant?
+        var lastActivity: Duration?
     }
 
     private(set) var slots = [Slot](repeating: Slot(), count: CompactHeader.slotCount)
@@ -25,7 +25,7 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
     /// No message in progress: the peer's entry may be evicted (losing only duplicate detection).
     var isIdle: Bool { messagesInFlight == 0 }
 
-    mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Instant, limits: ReassemblyLimits,
+    mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Duration, limits: ReassemblyLimits,
                           statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
         let header = CompactHeader(fragment[0])
         let payload = UnsafeRawBufferPointer(rebasing: fragment[1...])
@@ -127,11 +127,11 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
     }
 
     /// Drops messages idle for `timeout` or longer; returns them with the bytes they held.
-    mutating func expire(now: Instant, timeout: Duration) -> [(MessageID, Int)] {
+    mutating func expire(now: Duration, timeout: Duration) -> [(MessageID, Int)] {
         var expired: [(MessageID, Int)] = []
         for index in slots.indices {
             guard case .assembling = slots[index].state, let last = slots[index].lastActivity,
-                  last.duration(to: now) >= timeout else { continue }
+                  now - last >= timeout else { continue }
             expired.append((.slot(UInt8(index)), slots[index].buffer.count))
             free(index, then: .idle(lastFinal: nil))
         }
@@ -139,10 +139,10 @@ struct CompactPeer<Instant: InstantProtocol & Sendable>: Sendable where Instant.
     }
 
     /// The earliest moment a message here times out.
-    func nextDeadline(timeout: Duration) -> Instant? {
-        slots.compactMap { slot -> Instant? in
+    func nextDeadline(timeout: Duration) -> Duration? {
+        slots.compactMap { slot -> Duration? in
             guard case .assembling = slot.state else { return nil }
-            return slot.lastActivity?.advanced(by: timeout)
+            return slot.lastActivity.map { $0 + timeout }
         }.min()
     }
 }

@@ -19,8 +19,20 @@ where Instant.Duration == Duration {
     public var limits: ReassemblyLimits
     /// What happened so far.
     public private(set) var statistics = ReassemblyStatistics()
-    private var compactPeers: [Peer: CompactPeer<Instant>] = [:]
-    private var bleu24Peers: [Peer: Bleu24Peer<Instant>] = [:]
+    private var compactPeers: [Peer: CompactPeer] = [:]
+    private var bleu24Peers: [Peer: Bleu24Peer] = [:]
+    /// The first instant seen; per-peer state keeps times as offsets from it, so that it needs no
+    /// generic clock type (and is compiled once, fully specialised).
+    private var origin: Instant?
+
+    /// `now` as an offset from ``origin``.
+    private mutating func offset(_ now: Instant) -> Duration {
+        guard let origin else {
+            origin = now
+            return .zero
+        }
+        return origin.duration(to: now)
+    }
 
     public init(format: WireFormat = .compact, limits: ReassemblyLimits = ReassemblyLimits()) {
         self.format = format
@@ -59,13 +71,13 @@ where Instant.Duration == Duration {
                     try makeRoom()
                     compactPeers[peer] = CompactPeer()
                 }
-                return try compactPeers[peer]!.receive(fragment, now: now, limits: limits, statistics: &statistics)
+                return try compactPeers[peer]!.receive(fragment, now: offset(now), limits: limits, statistics: &statistics)
             case .bleu24:
                 if bleu24Peers[peer] == nil {
                     try makeRoom()
                     bleu24Peers[peer] = Bleu24Peer()
                 }
-                return try bleu24Peers[peer]!.receive(fragment, now: now, limits: limits, statistics: &statistics)
+                return try bleu24Peers[peer]!.receive(fragment, now: offset(now), limits: limits, statistics: &statistics)
             }
         } catch {
             statistics.rejections += 1
@@ -89,6 +101,7 @@ where Instant.Duration == Duration {
     /// longer, freeing their bytes, and returns them.
     public mutating func expire(now: Instant) -> [ReassemblyTimeout<Peer>] {
         var expired: [ReassemblyTimeout<Peer>] = []
+        let now = offset(now)
         for peer in Array(compactPeers.keys) {
             for (id, bytes) in compactPeers[peer]!.expire(now: now, timeout: limits.timeout) {
                 expired.append(ReassemblyTimeout(peer: peer, message: id, receivedBytes: bytes))
@@ -107,7 +120,8 @@ where Instant.Duration == Duration {
     public var nextDeadline: Instant? {
         let compact = compactPeers.values.compactMap { $0.nextDeadline(timeout: limits.timeout) }
         let bleu24 = bleu24Peers.values.compactMap { $0.nextDeadline(timeout: limits.timeout) }
-        return (compact + bleu24).min()
+        guard let origin, let earliest = (compact + bleu24).min() else { return nil }
+        return origin.advanced(by: earliest)
     }
 
     /// Forgets everything about `peer`, such as when it disconnects.
