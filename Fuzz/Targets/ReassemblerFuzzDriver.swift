@@ -58,9 +58,9 @@ func fuzzReassembler(_ format: WireFormat, _ data: UnsafeRawBufferPointer) {
             reassembler.removePeer(peer)
             if reassembler.bufferedBytes(for: peer) != 0 { fatalError("removed peer still holds bytes") }
         default:
-            let size = Int(byte() ?? 0) * 4 + Int(byte() ?? 0) % 4
+            let size = Int(byte() ?? 0) * 2 + Int(byte() ?? 0) % 2
             let fill = byte() ?? 0
-            let length = format.minimumFragmentLength + Int(byte() ?? 0) % 200
+            let length = format.minimumFragmentLength + Int(byte() ?? 0) % 120
             let message = (0..<size).map { UInt8(truncatingIfNeeded: $0) &+ fill }
             guard let fragments = try? fragmenter.fragments(of: message, maximumFragmentLength: length) else {
                 if size <= 2_000 { fatalError("fragmenter refused \(size) bytes at length \(length)") }

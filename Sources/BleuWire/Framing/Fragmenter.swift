@@ -15,6 +15,7 @@ import Foundation
 /// }
 /// ```
 public struct Fragmenter: Sendable {
+    /// The framing this fragmenter writes.
     public let format: WireFormat
     /// The largest message accepted.
     public var maximumMessageSize: Int
@@ -117,8 +118,11 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
         case bleu24(UUID, checksum: UInt32)
     }
 
+    /// The number of fragments.
     public let count: Int
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// ``count``.
     public var endIndex: Int { count }
 
     init(compact stream: [UInt8], slot: UInt8, firstSequence: UInt8, maximumFragmentLength: Int) {
@@ -144,6 +148,8 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
         stream.count + count * (maximumFragmentLength - capacity)
     }
 
+    /// Fragment `position` (0-based), built on each access. A position outside `0..<count` is a
+    /// programming error and traps, as for an array.
     public subscript(position: Int) -> [UInt8] {
         precondition(indices.contains(position), "fragment index \(position) out of range 0..<\(count)")
         let start = position * capacity

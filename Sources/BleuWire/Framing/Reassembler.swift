@@ -15,7 +15,9 @@
 /// ```
 public struct Reassembler<Peer: Hashable & Sendable, Instant: InstantProtocol & Sendable>: Sendable
 where Instant.Duration == Duration {
+    /// The framing the peers use.
     public let format: WireFormat
+    /// The bounds applied from the next fragment on.
     public var limits: ReassemblyLimits
     /// What happened so far.
     public private(set) var statistics = ReassemblyStatistics()
@@ -34,6 +36,7 @@ where Instant.Duration == Duration {
         return origin.duration(to: now)
     }
 
+    /// A reassembler holding nothing yet, for fragments in `format`, within `limits`.
     public init(format: WireFormat = .compact, limits: ReassemblyLimits = ReassemblyLimits()) {
         self.format = format
         self.limits = limits

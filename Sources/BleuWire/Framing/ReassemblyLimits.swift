@@ -45,7 +45,9 @@ public enum ReassemblyOutcome: Sendable, Hashable {
 
 /// A message dropped by ``Reassembler/expire(now:)`` because its fragments stopped arriving.
 public struct ReassemblyTimeout<Peer: Hashable & Sendable>: Sendable, Hashable {
+    /// The peer that sent the message.
     public var peer: Peer
+    /// The message's slot or UUID.
     public var message: MessageID
     /// Payload bytes received before it timed out.
     public var receivedBytes: Int
@@ -53,12 +55,16 @@ public struct ReassemblyTimeout<Peer: Hashable & Sendable>: Sendable, Hashable {
 
 /// Counts of what a ``Reassembler`` did, for metrics.
 public struct ReassemblyStatistics: Sendable, Hashable {
+    /// Messages completed with a matching CRC-32.
     public var messagesDelivered = 0
+    /// Fragments dropped as repeats (``ReassemblyOutcome/duplicate``).
     public var duplicatesDropped = 0
+    /// Fragments of refused messages dropped (``ReassemblyOutcome/discarded``).
     public var fragmentsDiscarded = 0
     /// Fragments refused with a ``WireError``.
     public var rejections = 0
     /// Incomplete compact messages replaced by a new message in the same slot.
     public var messagesAbandoned = 0
+    /// Messages dropped by ``Reassembler/expire(now:)``.
     public var messagesTimedOut = 0
 }

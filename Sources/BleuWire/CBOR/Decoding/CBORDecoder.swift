@@ -18,6 +18,7 @@ public struct CBORDecoder: Sendable {
     /// Values made available to `init(from:)` implementations through `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
+    /// A decoder with default limits (depth 64, strings of 16 MiB, collections of 1 Mi elements).
     public init(limits: CBORDecodingLimits = .init(), dateDecoding: CBORDateFormat = .epochTime,
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.limits = limits

@@ -33,6 +33,7 @@ public struct CBOREncoder: Sendable {
     /// Values made available to `encode(to:)` implementations through `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
+    /// An encoder writing text keys, tag-1 dates, nesting up to 64 deep.
     public init(
         keyEncoding: KeyEncoding = .strings, dateEncoding: CBORDateFormat = .epochTime,
         maximumDepth: Int = 64, userInfo: [CodingUserInfoKey: any Sendable] = [:]

@@ -35,9 +35,12 @@ public enum CBORValue: Sendable, Hashable {
 
 /// One key/value pair of a ``CBORValue/map(_:)``.
 public struct CBORMapEntry: Sendable, Hashable {
+    /// The key: any item, most often a text string or a small integer.
     public var key: CBORValue
+    /// The value.
     public var value: CBORValue
 
+    /// An entry mapping `key` to `value`.
     public init(_ key: CBORValue, _ value: CBORValue) {
         self.key = key
         self.value = value
