@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "BleuCore", targets: ["BleuCore"]),
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
+        .library(name: "BleuWire", targets: ["BleuWire"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -32,12 +33,18 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator"]),
+        // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
+        .target(name: "BleuWire"),
+        // The system zlib, only as an independent CRC-32 for tests and benchmarks.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BleuCore",
                 "BleuEmulator",
+                "BleuWire", "CZlib",
             ],
             path: "Benchmarks/bleu-bench"
         ),

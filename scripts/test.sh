@@ -8,6 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
+echo "== System packages: zlib headers (CRC-32 is checked against zlib)"
+if [ ! -f /usr/include/zlib.h ] && command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev) >/dev/null
+fi
+
+echo "== Python peers (scripts/requirements-test.txt) into .venv"
+BLEU_PYTHON="$(scripts/python-env.sh)"
+export BLEU_PYTHON   # interop and cross-check tests run their peers through it
+
 echo "== Build (warnings in the project's own sources fail the build)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -17,10 +26,6 @@ if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" >/de
     grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" | sort -u >&2
     exit 1
 fi
-
-echo "== Reference implementations for interop tests"
-BLEU_GATT_REFERENCE_PYTHON="$(scripts/gatt-reference-setup.sh)"
-export BLEU_GATT_REFERENCE_PYTHON
 
 echo "== Test"
 swift test --skip-build "$@"

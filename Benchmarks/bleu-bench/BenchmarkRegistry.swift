@@ -2,5 +2,6 @@
 enum BenchmarkRegistry {
     static let suites: [any BenchmarkSuite] = [
         LinkBenchmark(),
+        WireBenchmark(), CodecBenchmark(),
     ]
 }
