@@ -23,7 +23,7 @@ let package = Package(
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
         .target(name: "BleuGATT", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT"]),
+        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator"]),
         .target(
             name: "BleuEmulator",
             dependencies: [

@@ -1,0 +1,131 @@
+import BleuCore
+import Foundation
+
+/// The typed GATT client of one connected peripheral: discovers services as the types that
+/// declare them, then reads, writes and subscribes with values, never bare bytes.
+///
+/// It runs on any backend: it talks only to a ``BleuCore/CentralManager``.
+///
+/// ```swift
+/// try await central.connect(peripheral)
+/// let client = GATTClient(central: central, peripheral: peripheral)
+/// let heartRate = try await client.discover(HeartRateService.self)
+/// let location = try await heartRate.read(HeartRateService.bodySensorLocation)     // BodySensorLocation
+/// for try await measurement in try await heartRate.subscribe(to: HeartRateService.measurement) {
+///     print(measurement.heartRate)
+/// }
+/// ```
+///
+/// Typed subscriptions through one client are counted per characteristic: the peripheral is
+/// told to stop sending when the last of their streams ends.
+public final class GATTClient: Sendable {
+    /// The radio the client uses.
+    public let central: any CentralManager
+    /// The peripheral, as `central` identifies it.
+    public let peripheral: UUID
+
+    /// Open typed value streams per characteristic value handle.
+    let subscriptionCounts = Locked<[UInt16: Int]>([:])
+
+    /// A client of `peripheral`, which `central` must have connected (or connect before the
+    /// first operation).
+    public init(central: any CentralManager, peripheral: UUID) {
+        self.central = central
+        self.peripheral = peripheral
+    }
+
+    // MARK: Discovery
+
+    /// Discovers a service type and only the characteristics it declares. Throws
+    /// ``GATTError/serviceNotFound(service:uuid:peripheral:)`` when the peripheral does not host it.
+    public func discover<Service: GATTService>(_ service: Service.Type) async throws -> RemoteGATTService {
+        try await discover(Service.declaration, name: Service.uuid.name ?? String(describing: Service.self))
+    }
+
+    /// Discovers a declared service and only the characteristics the declaration lists.
+    public func discover(_ declaration: ServiceDeclaration, name: String? = nil) async throws -> RemoteGATTService {
+        let uuids = declaration.characteristicUUIDs
+        return try await discoverService(declaration.uuid, characteristics: uuids, name: name)
+    }
+
+    /// Discovers a service by UUID with the characteristics listed (all of them when
+    /// `characteristics` is `nil`): the way to services and characteristics the catalogue
+    /// does not know, used as bytes with ``RemoteGATTService/read(_:)-(BluetoothUUID)`` and its siblings.
+    public func discoverService(_ uuid: BluetoothUUID, characteristics: [BluetoothUUID]? = nil,
+                                name: String? = nil) async throws -> RemoteGATTService {
+        let name = name ?? uuid.name ?? uuid.uuidString
+        let services = try await central.discoverServices([uuid], on: peripheral)
+        guard let service = services.first(where: { $0.uuid == uuid }) else {
+            throw GATTError.serviceNotFound(service: name, uuid: uuid, peripheral: peripheral)
+        }
+        var found: [RemoteCharacteristic] = []
+        if characteristics?.isEmpty != true {
+            found = try await central.discoverCharacteristics(characteristics, for: service)
+        }
+        return RemoteGATTService(client: self, service: service, name: name, characteristics: found)
+    }
+
+    // MARK: Flow control
+
+    /// Writes without response, waiting for the radio's ready event whenever its send queue
+    /// is full, so a burst of writes never fails for want of room and never buffers without bound.
+    func writeWithoutResponse(_ data: Data, to characteristic: RemoteCharacteristic) async throws {
+        while true {
+            do {
+                try await central.write(data, to: characteristic, type: .withoutResponse)
+                return
+            } catch BleuError.sendQueueFull {
+                try await waitUntilReadyToSend()
+            }
+        }
+    }
+
+    /// Returns when a write without response would be accepted. The event stream is opened
+    /// before the check, so a ready event between the two is not missed.
+    private func waitUntilReadyToSend() async throws {
+        let events = central.events()
+        if await central.canSendWriteWithoutResponse(to: peripheral) { return }
+        guard await central.isConnected(peripheral) else { throw BleuError.notConnected(peripheral) }
+        for await event in events {
+            switch event {
+            case .readyToSendWriteWithoutResponse(let id) where id == peripheral:
+                return
+            case .disconnected(let id, let reason) where id == peripheral:
+                throw BleuError.disconnected(id, reason)
+            case .stateChanged(let state):
+                if let error = state.unavailableError { throw error }
+            default:
+                continue
+            }
+        }
+        throw BleuError.cancelled
+    }
+
+    // MARK: Subscriptions
+
+    /// A typed stream of a characteristic's values opened.
+    func subscriptionOpened(_ characteristic: RemoteCharacteristic) {
+        subscriptionCounts.withLock { $0[characteristic.valueHandle, default: 0] += 1 }
+    }
+
+    /// A typed stream ended: the peripheral is told to stop when it was the last one.
+    func subscriptionEnded(_ characteristic: RemoteCharacteristic) {
+        let last = subscriptionCounts.withLock { counts -> Bool in
+            let left = (counts[characteristic.valueHandle] ?? 1) - 1
+            counts[characteristic.valueHandle] = left > 0 ? left : nil
+            return left <= 0
+        }
+        guard last else { return }
+        Task {
+            // A stream opened again meanwhile keeps the subscription.
+            guard openStreams(of: characteristic) == 0 else { return }
+            // Not connected any more, or already unsubscribed: nothing to undo.
+            try? await central.unsubscribe(from: characteristic)
+        }
+    }
+
+    /// The number of typed streams open on a characteristic (for tests and diagnostics).
+    public func openStreams(of characteristic: RemoteCharacteristic) -> Int {
+        subscriptionCounts.withLock { $0[characteristic.valueHandle] ?? 0 }
+    }
+}
