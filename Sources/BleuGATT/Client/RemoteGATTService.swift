@@ -130,6 +130,9 @@ public struct RemoteGATTService: Sendable {
     // MARK: Shared
 
     private func write(_ data: Data, to remote: RemoteCharacteristic, name: String, type: WriteType?) async throws {
+        if type == nil, remote.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
+            throw GATTError.notPermitted(characteristic: name, operation: .write, properties: remote.properties)
+        }
         let type = type ?? (remote.properties.contains(.write) ? .withResponse : .withoutResponse)
         switch type {
         case .withResponse:

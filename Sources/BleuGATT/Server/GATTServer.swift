@@ -16,7 +16,11 @@ import Foundation
 /// write is answered with its codec's ATT error (0x0D invalid length, 0x13 value not allowed,
 /// or a service's application error) and never passed on; a handler that throws an
 /// ``BleuCore/ATTError`` answers with it. A write without response that does not decode is
-/// dropped (there is no one to answer) and counted in ``droppedCommands``.
+/// dropped (there is no one to answer) and counted in ``droppedCommands``. A read of a
+/// characteristic without a read handler gets the last value written, notified or set (and
+/// ``BleuCore/ATTError/unlikelyError`` before there is one); a write to one without a write
+/// handler is answered ``BleuCore/ATTError/writeNotPermitted`` — register
+/// ``GATTServiceHandlers/acceptWrites(_:)`` to accept valid values as they are.
 ///
 /// The server answers only requests to the services it hosts, so other components may serve
 /// other services of the same peripheral. It serves while it exists: keep a reference, or
@@ -100,15 +104,15 @@ public final class GATTServer: Sendable {
                                            handlers configure: (inout GATTServiceHandlers) -> Void = { _ in })
         async throws -> HostedService
     {
-        var handlers = GATTServiceHandlers()
-        configure(&handlers)
-        return try await host(Service.declaration, name: Service.uuid.name ?? String(describing: Service.self), handlers: handlers)
+        try await host(Service.declaration, name: Service.uuid.name ?? String(describing: Service.self), handlers: configure)
     }
 
     /// Hosts a declared service (a subset of a type's characteristics, some with static
     /// values, or a service of your own) with these handlers.
     public func host(_ declaration: ServiceDeclaration, name: String? = nil,
-                     handlers: GATTServiceHandlers = GATTServiceHandlers()) async throws -> HostedService {
+                     handlers configure: (inout GATTServiceHandlers) -> Void = { _ in }) async throws -> HostedService {
+        var handlers = GATTServiceHandlers()
+        configure(&handlers)
         let name = name ?? declaration.uuid.name ?? declaration.uuid.uuidString
         try handlers.validate(against: declaration, name: name)
         let definition = try declaration.definition()

@@ -66,6 +66,14 @@ public struct GATTServiceHandlers: Sendable {
         }
     }
 
+    /// Accepts every valid value a central writes to `characteristic` without a handler of
+    /// your own: the value becomes what reads without a read handler get. (A writable
+    /// characteristic with no write handler at all answers writes with
+    /// ``BleuCore/ATTError/writeNotPermitted``: the server has no codec to validate them with.)
+    public mutating func acceptWrites<Value>(_ characteristic: Characteristic<Value>) {
+        onWrite(characteristic) { _, _ in }
+    }
+
     /// Checks that every handler belongs to a characteristic of `declaration` that allows it.
     func validate(against declaration: ServiceDeclaration, name: String) throws(BleuError) {
         for (uuid, reader) in readers {
