@@ -170,6 +170,28 @@ extension CodecProperty {
                 ? .unknown : Humidity(hundredths: .random(in: Humidity.field.range, using: &random))
         },
         CodecProperty("ESS Pressure", Pressure.codec, .exact) { Pressure(tenthsOfPascal: .random(in: .min ... .max, using: &$0)) },
+        CodecProperty("bitField(AdjustReason, reject)", BitFieldCodec(defined: AdjustReason.defined, undefinedBits: .reject), .exact) {
+            AdjustReason(rawValue: .random(in: 0...255, using: &$0) & AdjustReason.defined.rawValue)
+        },
+        CodecProperty("bitField(16-bit options)", .bitField(WideOptions.all), .exact) { WideOptions(rawValue: .random(in: .min ... .max, using: &$0)) },
+        CodecProperty("uint16 restricted 1–3600 (0xFF)", IntegerCodec<UInt16>().restricted(to: 1...3600, answering: .outOfRange), .exact) {
+            .random(in: 1...3600, using: &$0)
+        },
+        CodecProperty("sint24 restricted", Int24Codec().restricted(to: -1000...1000), .exact) { .random(in: -1000...1000, using: &$0) },
+        CodecProperty("enumeration(HeartRateControlPoint, 0x80)", HeartRateService.controlPoint.codec, .exact) { _ in .resetEnergyExpended },
+        CodecProperty("Day Date Time", DayDateTime.codec, .exact) { random in
+            DayDateTime(dateTime: randomDateTime(&random), dayOfWeek: DayOfWeek.allCases.randomElement(using: &random)!)
+        },
+        CodecProperty("Exact Time 256", ExactTime256.codec, .exact) { random in
+            ExactTime256(dayDateTime: DayDateTime(dateTime: randomDateTime(&random), dayOfWeek: DayOfWeek.allCases.randomElement(using: &random)!),
+                         fractions256: .random(in: 0...255, using: &random))
+        },
+        CodecProperty("Intermediate Temperature", HealthThermometerService.intermediateTemperature.codec, .exact) { random in
+            TemperatureMeasurement(temperature: randomFloat(&random, MedFloat32.self), unit: .celsius, timestamp: nil, type: nil)
+        },
+        CodecProperty("Body Sensor Location (declared)", HeartRateService.bodySensorLocation.codec, .exact) {
+            BodySensorLocation.allCases.randomElement(using: &$0)!
+        },
         CodecProperty("Presentation Format", PresentationFormat.codec, .exact) { random in
             PresentationFormat(format: .init(rawValue: .random(in: 0...255, using: &random)), exponent: .random(in: .min ... .max, using: &random),
                                unit: .random(in: .min ... .max, using: &random), namespace: .random(in: 0...255, using: &random),
@@ -220,4 +242,10 @@ private func randomHeartRate(_ random: inout SeededRandomNumberGenerator) -> Hea
         valueFormat: wide ? .uint16 : .uint8, sensorContact: contacts.randomElement(using: &random)!,
         energyExpended: Bool.random(using: &random) ? .random(in: .min ... .max, using: &random) : nil,
         rrIntervals: (0..<Int.random(in: 0...9, using: &random)).map { _ in .random(in: .min ... .max, using: &random) })
+}
+
+/// A 16-bit option set, to check bit fields wider than a byte.
+struct WideOptions: OptionSet, Sendable, Hashable {
+    let rawValue: UInt16
+    static let all = WideOptions(rawValue: 0xFFFF)
 }

@@ -2,6 +2,7 @@ import BleuCore
 import Foundation
 import Testing
 import BleuGATT
+import BleuEmulator
 
 enum ReadmeMode: UInt8, Sendable, CaseIterable { case off, heat, cool }
 
@@ -41,4 +42,29 @@ func readmeGATTExample() throws {
     #expect(try info.definition().characteristics.map(\.value) == [Data("Acme".utf8), Data("Thermo 2".utf8)])
     #expect(measurement.heartRate == 72 && measurement.rrIntervalSeconds == [0.78125])
     #expect(printed == "Battery Level: expected 0–100, found 101 (answered with ATT error 0x13, Value Not Allowed)")
+}
+
+@Test("README typed central and peripheral example")
+func readmeTypedExample() async throws {
+    var printed: [String] = []
+    func print(_ value: Any) { printed.append("\(value)") }
+
+    let bus = EmulatorBus(configuration: .instant)             // any backend's managers will do
+    let peripheral = EmulatedPeripheralManager(bus: bus)
+    let server = GATTServer(peripheral: peripheral)
+    let sensor = try await server.host(HeartRateService.self) { handlers in
+        handlers.onRead(HeartRateService.bodySensorLocation) { _ in .chest }
+    }
+    try await peripheral.startAdvertising(AdvertisingData(localName: "HR"))
+
+    let central = EmulatedCentralManager(bus: bus)
+    let id = try await central.scan().first { $0.localName == "HR" }!.peripheral
+    try await central.connect(id)
+    let heartRate = try await GATTClient(central: central, peripheral: id).discover(HeartRateService.self)
+    print(try await heartRate.read(HeartRateService.bodySensorLocation))       // chest
+    let beats = try await heartRate.subscribe(to: HeartRateService.measurement)
+    try await sensor.notify(HeartRateService.measurement, HeartRateMeasurement(heartRate: 72, rrIntervals: [800]))
+    for try await beat in beats { print(beat.heartRate); break }              // 72
+
+    #expect(printed == ["chest", "72"])
 }
