@@ -188,7 +188,7 @@ struct ReconnectionPropertyTests {
                 if machine.state == .ready && before.state != .ready && before.state.name != "degraded" {
                     #expect(machine.attempts == 0 && machine.protocolFailures == 0, "\(context)")
                 }
-                #expect(machine.protocolFailures <= policy.circuitBreakerThreshold, "\(context)")
+                #expect(machine.protocolFailures < policy.circuitBreakerThreshold, "\(context)")
                 if effects.contains(.connect) { #expect(machine.state == .connecting, "\(context)") }
             }
         }

@@ -32,7 +32,7 @@ public struct DeviceMachine: Sendable, Hashable {
     public internal(set) var gates = Gates()
     /// Failed attempts since the device was last ready; the next backoff is for attempt + 1.
     public internal(set) var attempts = 0
-    /// Consecutive protocol failures (reset when ready).
+    /// Consecutive protocol failures since the device was last ready or the circuit last opened.
     public internal(set) var protocolFailures = 0
     /// Whether the circuit is half-open: one trial attempt after a cool-down.
     public internal(set) var halfOpen = false
@@ -213,6 +213,7 @@ public struct DeviceMachine: Sendable, Hashable {
             protocolFailures += 1
             if halfOpen || protocolFailures >= max(1, policy.circuitBreakerThreshold) {
                 halfOpen = false
+                protocolFailures = 0  // the open circuit is the memory of them now
                 state = .suspended(.circuitOpen)
                 return [startTimer(.cooldown, deadline: now + policy.circuitCooldown)]
             }
