@@ -9,12 +9,15 @@ let package = Package(
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
+        .library(name: "BleuOrchestration", targets: ["BleuOrchestration"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -38,6 +41,16 @@ let package = Package(
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
+        // The fleet engine: per-device state machines, reconnection, policies, QoS scheduling.
+        .target(
+            name: "BleuOrchestration",
+            dependencies: [
+                "BleuCore", "BleuWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(name: "BleuOrchestrationTests", dependencies: ["BleuOrchestration", "BleuEmulator"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

@@ -1,0 +1,214 @@
+import BleuCore
+import Foundation
+import Logging
+
+/// One device: owns its ``DeviceMachine``, feeds it events one at a time and executes the
+/// effects it returns, in order. Radio operations of one device run in one chain, in the order
+/// the machine asked for them; a cancelled operation's late result is dropped, so it cannot be
+/// mistaken for the result of a newer one.
+actor DeviceActor {
+    nonisolated let id: UUID
+    private var machine: DeviceMachine
+    private let radio: RadioOwner
+    private let profile: DeviceProfile
+    private let clock: OrchestratorClock
+    private let hooks: DeviceHooks
+    private var logger: Logger
+
+    private var operation: Task<Void, Never>?
+    private var generation: UInt64 = 0
+    private var timer: Task<Void, Never>?
+    private var readers: [Task<Void, Never>] = []
+    private var attemptStarted: Duration?
+    private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
+
+    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, clock: OrchestratorClock,
+         hooks: DeviceHooks, logger: Logger) {
+        self.id = id
+        self.machine = machine
+        self.radio = radio
+        self.profile = profile
+        self.clock = clock
+        self.hooks = hooks
+        self.logger = logger
+        self.logger[metadataKey: "device"] = "\(id)"
+    }
+
+    var state: DeviceState { machine.state }
+    var snapshot: DeviceMachine { machine }
+
+    /// Feeds one event to the machine and executes the effects.
+    func handle(_ event: DeviceEvent) {
+        let now = clock.now()
+        let before = machine.state
+        let effects = machine.apply(event, now: now)
+        let after = machine.state
+        if after != before {
+            logger.debug("state \(before) → \(after) on \(event)")
+            if !before.holdsLink && before != .resolving && after == .resolving { attemptStarted = now }
+            hooks.stateChanged(id, before, after, now)
+            if before.holdsLink && !after.holdsLink {
+                stopReaders()
+                characteristics = [:]
+                hooks.linkLost(id)
+            }
+            if after == .ready, before == .discovering {
+                hooks.ready(id, now - (attemptStarted ?? now))
+                attemptStarted = nil
+            }
+        }
+        for effect in effects { execute(effect) }
+    }
+
+    /// Stops every task of the device (when the orchestrator goes away).
+    func shutdown() {
+        timer?.cancel()
+        operation?.cancel()
+        for reader in readers { reader.cancel() }
+        readers = []
+    }
+
+    // MARK: Effects
+
+    private func execute(_ effect: DeviceEffect) {
+        switch effect {
+        case .resolve:
+            chain { radio, id in
+                do {
+                    try await radio.resolve(id)
+                    return .resolved
+                } catch {
+                    return .resolveFailed(FailureClass.classify(error))
+                }
+            }
+        case .connect:
+            chain { radio, id in
+                do {
+                    try await radio.connect(id)
+                    return .connected
+                } catch {
+                    return .connectFailed(FailureClass.classify(error))
+                }
+            }
+        case .discover:
+            let profile = profile
+            stopReaders()
+            chain { radio, id in
+                do {
+                    let found = try await Self.discover(profile, on: id, central: radio.central)
+                    await self.subscribed(found)
+                    return .discovered
+                } catch {
+                    return .discoveryFailed(FailureClass.classify(error))
+                }
+            }
+        case .cancelConnection:
+            stopReaders()
+            characteristics = [:]
+            generation &+= 1
+            let previous = operation
+            previous?.cancel()
+            let radio = radio
+            let id = id
+            operation = Task {
+                await previous?.value
+                await radio.cancel(id)
+            }
+        case .startTimer(let kind, let deadline, let token):
+            timer?.cancel()
+            let clock = clock
+            timer = Task { [weak self] in
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    return
+                }
+                await self?.handle(.timerFired(kind, token: token))
+            }
+        case .cancelTimers:
+            timer?.cancel()
+            timer = nil
+        case .flushOutgoing:
+            hooks.flush(id)
+        }
+    }
+
+    /// Runs a radio operation after the ones before it; its result is an event, dropped if a
+    /// cancellation came in between.
+    private func chain(_ body: @escaping @Sendable (RadioOwner, UUID) async -> DeviceEvent) {
+        let previous = operation
+        let generation = generation
+        let radio = radio
+        let id = id
+        operation = Task { [weak self] in
+            await previous?.value
+            guard !Task.isCancelled else { return }
+            let event = await body(radio, id)
+            await self?.deliver(event, generation: generation)
+        }
+    }
+
+    private func deliver(_ event: DeviceEvent, generation: UInt64) {
+        guard generation == self.generation else { return }
+        handle(event)
+    }
+
+    // MARK: Discovery and subscriptions
+
+    private struct Discovered: Sendable {
+        var characteristics: [BluetoothUUID: RemoteCharacteristic]
+        var streams: [(BluetoothUUID, AsyncThrowingStream<Data, any Error>)]
+    }
+
+    private static func discover(_ profile: DeviceProfile, on id: UUID, central: any CentralManager) async throws -> Discovered {
+        let services = try await central.discoverServices([profile.service], on: id)
+        guard let service = services.first(where: { $0.uuid == profile.service }) else {
+            throw BleuError.serviceNotFound(profile.service)
+        }
+        let found = try await central.discoverCharacteristics(nil, for: service)
+        var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
+        for characteristic in found { characteristics[characteristic.uuid] = characteristic }
+        for uuid in profile.subscriptions + (profile.writeCharacteristic.map { [$0] } ?? []) where characteristics[uuid] == nil {
+            throw BleuError.characteristicNotFound(uuid)
+        }
+        var streams: [(BluetoothUUID, AsyncThrowingStream<Data, any Error>)] = []
+        for uuid in profile.subscriptions {
+            streams.append((uuid, try await central.subscribe(to: characteristics[uuid]!)))
+        }
+        return Discovered(characteristics: characteristics, streams: streams)
+    }
+
+    private func subscribed(_ found: Discovered) {
+        characteristics = found.characteristics
+        hooks.linkUp(id, found.characteristics)
+        for (uuid, stream) in found.streams {
+            let hooks = hooks
+            let id = id
+            readers.append(Task { [weak self] in
+                do {
+                    for try await value in stream {
+                        hooks.value(id, uuid, value)
+                        await self?.handle(.valueReceived)
+                    }
+                } catch {
+                    // The link ended; the disconnection event drives the machine.
+                }
+            })
+        }
+    }
+
+    private func stopReaders() {
+        for reader in readers { reader.cancel() }
+        readers = []
+    }
+}
+
+/// How a device actor reports to the orchestrator (synchronous, non-blocking calls).
+struct DeviceHooks: Sendable {
+    var stateChanged: @Sendable (UUID, DeviceState, DeviceState, Duration) -> Void
+    var ready: @Sendable (UUID, Duration) -> Void
+    var value: @Sendable (UUID, BluetoothUUID, Data) -> Void
+    var linkUp: @Sendable (UUID, [BluetoothUUID: RemoteCharacteristic]) -> Void
+    var linkLost: @Sendable (UUID) -> Void
+    var flush: @Sendable (UUID) -> Void
+}

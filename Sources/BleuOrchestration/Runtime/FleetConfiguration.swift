@@ -1,0 +1,29 @@
+import BleuCore
+
+/// Everything about how a ``FleetOrchestrator`` runs.
+public struct FleetConfiguration: Sendable, Hashable {
+    /// The service and characteristics of the devices.
+    public var profile: DeviceProfile
+    /// The dynamic pool, and the maximum of devices connected at once.
+    public var pool: PoolPolicy
+    /// Connection attempts the radio runs at once, across the fleet; the rest wait their turn.
+    public var maximumConnectionAttempts: Int
+    /// How long one connection attempt may take once it has a slot.
+    public var connectTimeout: Duration
+    /// Backoff, budget, circuit breaker and discovery timeout of every device.
+    public var backoff: BackoffPolicy
+    /// The outgoing queues of every device.
+    public var scheduler: SchedulerLimits
+
+    /// A configuration; each parameter sets the property of the same name.
+    public init(profile: DeviceProfile, pool: PoolPolicy = PoolPolicy(), maximumConnectionAttempts: Int = 4,
+                connectTimeout: Duration = .seconds(10), backoff: BackoffPolicy = .default,
+                scheduler: SchedulerLimits = SchedulerLimits()) {
+        self.profile = profile
+        self.pool = pool
+        self.maximumConnectionAttempts = maximumConnectionAttempts
+        self.connectTimeout = connectTimeout
+        self.backoff = backoff
+        self.scheduler = scheduler
+    }
+}

@@ -1,0 +1,231 @@
+import BleuCore
+import Foundation
+import Logging
+
+/// Keeps a fleet of peripherals connected and served: the public face and the policy.
+///
+/// It decides which devices should be connected (every pinned one, then the best of the pool
+/// up to ``PoolPolicy/maximumConcurrency``) and tells each device's actor; the device actors
+/// run their state machines; one radio owner alone scans, connects and cancels, under a global
+/// cap of simultaneous attempts. Time comes from the injected clock, randomness from the seed.
+///
+/// ```swift
+/// let fleet = FleetOrchestrator(central: central, configuration: FleetConfiguration(profile: profile))
+/// await fleet.pin(sensorID)
+/// await fleet.start()
+/// for await event in fleet.events() { ... }
+/// ```
+public actor FleetOrchestrator {
+    /// The seed of every random choice (jitter); give it back to replay a run.
+    public nonisolated let seed: UInt64
+    /// Identifies this run in logs and metrics.
+    public nonisolated let sessionID: String
+    /// The configuration given at creation (the pool policy may change later; see ``setPool(_:)``).
+    public nonisolated let configuration: FleetConfiguration
+
+    let radio: RadioOwner
+    private let clock: OrchestratorClock
+    private let logger: Logger
+    private let broadcaster = EventBroadcaster<FleetEvent>()
+    private let registry = Locked([UUID: DeviceState]())
+
+    private var devices: [UUID: DeviceActor] = [:]
+    private var deviceCount: UInt64 = 0
+    private var pinned: Set<UUID> = []
+    private var candidates: [UUID: PoolPolicy.Candidate] = [:]
+    private var eligible: Set<UUID> = []
+    private var pool: PoolPolicy
+    private var running = false
+    private var radioState: ManagerState = .unknown
+    private var restoring = false
+
+    /// Creates an orchestrator on `central`.
+    /// - Parameters:
+    ///   - clock: the clock of timers and backoff (a test passes a manual clock).
+    ///   - seed: the seed of the jitter; `nil` draws one (read ``seed`` to replay).
+    ///   - logger: where structured logs go; each carries the session and device identifiers.
+    public init<C: Clock>(central: any CentralManager, configuration: FleetConfiguration, clock: C,
+                          seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet")) where C.Duration == Duration {
+        let seed = seed ?? UInt64.random(in: .min ... .max)
+        self.seed = seed
+        self.sessionID = String(seed, radix: 36)
+        self.configuration = configuration
+        self.pool = configuration.pool
+        self.clock = OrchestratorClock(clock)
+        var logger = logger
+        logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
+        self.logger = logger
+        self.radio = RadioOwner(central: central, maximumAttempts: configuration.maximumConnectionAttempts,
+                                connectTimeout: configuration.connectTimeout)
+    }
+
+    /// Creates an orchestrator timed by the continuous clock.
+    public init(central: any CentralManager, configuration: FleetConfiguration, seed: UInt64? = nil,
+                logger: Logger = Logger(label: "bleu.fleet")) {
+        self.init(central: central, configuration: configuration, clock: ContinuousClock(), seed: seed, logger: logger)
+    }
+
+    deinit {
+        broadcaster.finish()
+    }
+
+    // MARK: Observing
+
+    /// A new stream of lifecycle events from now on (bounded; the oldest are dropped for a
+    /// consumer that falls far behind).
+    public nonisolated func events() -> AsyncStream<FleetEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// The state of every managed device now.
+    public nonisolated var states: [UUID: DeviceState] {
+        registry.withLock { $0 }
+    }
+
+    /// The state of one device, or `nil` when it is not managed.
+    public nonisolated func state(of device: UUID) -> DeviceState? {
+        registry.withLock { $0[device] }
+    }
+
+    /// The devices policy wants connected now.
+    public var eligibleDevices: Set<UUID> { eligible }
+
+    /// The pinned devices.
+    public var pinnedDevices: Set<UUID> { pinned }
+
+    /// Radio statistics: attempts made, the most at once, and attempts that overlapped another
+    /// to the same device (always 0 unless the engine is broken).
+    public var radioStatistics: (attempts: Int, peak: Int, overlapping: Int) {
+        get async { await (radio.attemptCount, radio.peakAttempts, radio.overlappingAttempts) }
+    }
+
+    // MARK: Running
+
+    /// Starts managing devices: follows the central's state and connects what policy wants.
+    public func start() async {
+        guard !running else { return }
+        running = true
+        logger.info("fleet starting", metadata: ["pinned": "\(pinned.count)", "pooled": "\(candidates.count)"])
+        await radio.startEvents { [weak self] event in await self?.route(event) }
+        radioState = await radio.central.state
+        for device in devices.values {
+            await device.handle(.centralStateChanged(radioState))
+            await device.handle(.start)
+        }
+    }
+
+    /// Stops: gives up every link and attempts nothing until started again.
+    public func stop() async {
+        guard running else { return }
+        running = false
+        logger.info("fleet stopping")
+        for device in devices.values { await device.handle(.stop) }
+    }
+
+    /// Stops and ends every task; the orchestrator cannot be used afterwards.
+    public func shutdown() async {
+        await stop()
+        await radio.stopEvents()
+        for device in devices.values { await device.shutdown() }
+        broadcaster.finish()
+    }
+
+    // MARK: Policy
+
+    /// Pins a device: it is kept connected whatever the pool does.
+    public func pin(_ device: UUID) async {
+        guard pinned.insert(device).inserted else { return }
+        _ = await actor(for: device)
+        await applyPolicy()
+    }
+
+    /// Unpins a device; it stays managed as a pool candidate if it was offered.
+    public func unpin(_ device: UUID) async {
+        guard pinned.remove(device) != nil else { return }
+        await applyPolicy()
+    }
+
+    /// Offers a device to the pool (or refreshes what the pool knows of it): its signal
+    /// strength, now as its last sighting, and the app's priority (0…1).
+    public func offer(_ device: UUID, rssi: Int, priority: Double = 0) async {
+        candidates[device] = PoolPolicy.Candidate(rssi: rssi, lastSeen: clock.now(), priority: priority)
+        _ = await actor(for: device)
+        await applyPolicy()
+    }
+
+    /// Withdraws a device from the pool.
+    public func withdraw(_ device: UUID) async {
+        guard candidates.removeValue(forKey: device) != nil else { return }
+        await applyPolicy()
+    }
+
+    /// Changes the pool policy at run time; devices connect and disconnect accordingly.
+    public func setPool(_ policy: PoolPolicy) async {
+        pool = policy
+        await applyPolicy()
+    }
+
+    /// The pool policy in force.
+    public var poolPolicy: PoolPolicy { pool }
+
+    private func applyPolicy() async {
+        let incumbents = eligible.subtracting(pinned)
+        let chosen = pool.eligible(pinned: pinned, candidates: candidates, incumbents: incumbents, now: clock.now())
+        let changed = chosen.symmetricDifference(eligible)
+        eligible = chosen
+        for id in changed.sorted(by: { $0.uuidString < $1.uuidString }) {
+            if let device = devices[id] { await device.handle(.policyUpdated(eligible: chosen.contains(id))) }
+        }
+    }
+
+    // MARK: Devices
+
+    private func actor(for id: UUID) async -> DeviceActor {
+        if let device = devices[id] { return device }
+        deviceCount += 1
+        let machine = DeviceMachine(policy: configuration.backoff, seed: seed &+ deviceCount &* 0x9E37_79B9_7F4A_7C15)
+        let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, clock: clock,
+                                 hooks: hooks(), logger: logger)
+        devices[id] = device
+        registry.withLock { $0[id] = .idle }
+        await device.handle(.policyUpdated(eligible: eligible.contains(id)))
+        await device.handle(.centralStateChanged(radioState))
+        if restoring { await device.handle(.restorationBegan) }
+        if running { await device.handle(.start) }
+        return device
+    }
+
+    private nonisolated func hooks() -> DeviceHooks {
+        let registry = registry
+        let broadcaster = broadcaster
+        return DeviceHooks(
+            stateChanged: { id, from, to, at in
+                registry.withLock { $0[id] = to }
+                broadcaster.yield(.stateChanged(device: id, from: from, to: to, at: at))
+            },
+            ready: { id, latency in broadcaster.yield(.ready(device: id, latency: latency)) },
+            value: { id, characteristic, value in broadcaster.yield(.message(device: id, characteristic: characteristic, value)) },
+            linkUp: { _, _ in },
+            linkLost: { _ in },
+            flush: { _ in }
+        )
+    }
+
+    // MARK: Routing the radio's events (no decisions here)
+
+    private func route(_ event: CentralEvent) async {
+        switch event {
+        case .stateChanged(let state):
+            radioState = state
+            for device in devices.values { await device.handle(.centralStateChanged(state)) }
+        case .disconnected(let id, let reason):
+            // A local termination is always this engine's own cancel, already handled.
+            guard reason != .localHostTerminated else { return }
+            await devices[id]?.handle(.disconnected(FailureClass.classify(reason)))
+        case .readyToSendWriteWithoutResponse(let id):
+            await devices[id]?.handle(.readyToSend)
+        case .willRestoreState, .connected, .mtuChanged, .servicesChanged:
+            break
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import BleuCore
+import BleuEmulator
+import Foundation
+import Testing
+@testable import BleuOrchestration
+
+enum FleetUUID {
+    static let service = BluetoothUUID(string: "8E7F0001-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+    static let stream = BluetoothUUID(string: "8E7F0002-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+    static let inbox = BluetoothUUID(string: "8E7F0003-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+
+    static let profile = DeviceProfile(service: service, subscriptions: [stream], writeCharacteristic: inbox)
+}
+
+/// A bus with `count` peripherals hosting the fleet service, and a central that heard them
+/// all. Every peripheral's application records the writes and subscriptions it sees.
+struct FleetWorld: Sendable {
+    struct Record: Sendable {
+        var writes: [Data] = []
+        var subscriptions = 0
+    }
+
+    let bus: EmulatorBus
+    let clock: ManualClock
+    let central: EmulatedCentralManager
+    let peripherals: [EmulatedPeripheralManager]
+    let characteristics: [PublishedCharacteristic]
+    /// The identifiers as the central knows the peripherals, in peripheral order.
+    let ids: [UUID]
+    let records: Locked<[Int: Record]>
+    let apps: [Task<Void, Never>]
+
+    static func make(count: Int, configuration: EmulatorConfiguration = .instant,
+                     withoutResponse: @Sendable (Int) -> Bool = { _ in true },
+                     restoreIdentifier: String? = nil) async throws -> FleetWorld {
+        let clock = ManualClock()
+        var configuration = configuration
+        configuration.maximumConnectionsPerCentral = max(configuration.maximumConnectionsPerCentral, count + 4)
+        let bus = EmulatorBus(configuration: configuration, clock: clock)
+        let records = Locked([Int: Record]())
+        var peripherals: [EmulatedPeripheralManager] = []
+        var characteristics: [PublishedCharacteristic] = []
+        var apps: [Task<Void, Never>] = []
+        for index in 0..<count {
+            let peripheral = EmulatedPeripheralManager(bus: bus)
+            let events = peripheral.events()
+            apps.append(Task { [weak peripheral] in
+                for await event in events {
+                    guard let peripheral else { return }
+                    switch event {
+                    case .writeRequests(let requests):
+                        records.withLock { $0[index, default: Record()].writes += requests.requests.map(\.value) }
+                        if requests.needsResponse { await peripheral.respond(to: requests, with: .success(())) }
+                    case .subscribed:
+                        records.withLock { $0[index, default: Record()].subscriptions += 1 }
+                    default:
+                        break
+                    }
+                }
+            })
+            var writeProperties: CharacteristicProperties = [.write]
+            if withoutResponse(index) { writeProperties.insert(.writeWithoutResponse) }
+            let service = try await peripheral.add(ServiceDefinition(uuid: FleetUUID.service, characteristics: [
+                CharacteristicDefinition(uuid: FleetUUID.stream, properties: [.notify], permissions: .readable),
+                CharacteristicDefinition(uuid: FleetUUID.inbox, properties: writeProperties, permissions: .writeable),
+            ]))
+            try await peripheral.startAdvertising(AdvertisingData(localName: "F\(index)", serviceUUIDs: [FleetUUID.service]))
+            peripherals.append(peripheral)
+            characteristics.append(service.characteristic(FleetUUID.stream)!)
+        }
+        let central = EmulatedCentralManager(bus: bus, restoreIdentifier: restoreIdentifier)
+        var found: [String: UUID] = [:]
+        let scan = try await central.scan(ScanOptions(services: [FleetUUID.service]))
+        for try await advertisement in scan {
+            if let name = advertisement.localName { found[name] = advertisement.peripheral }
+            if found.count == count { break }
+        }
+        await central.stopScan()
+        let ids = (0..<count).map { found["F\($0)"]! }
+        return FleetWorld(bus: bus, clock: clock, central: central, peripherals: peripherals, characteristics: characteristics,
+                          ids: ids, records: records, apps: apps)
+    }
+
+    /// A number that changes whenever a peripheral's application sees something.
+    var progress: Int { records.withLock { $0.values.reduce(0) { $0 &+ $1.writes.count &* 31 &+ $1.subscriptions } } }
+
+    func record(_ index: Int) -> Record { records.withLock { $0[index] ?? Record() } }
+
+    func end() { for app in apps { app.cancel() } }
+}
+
+/// Lets the engine run in virtual time until `predicate` holds: the manual clock moves to the
+/// next timer only when nothing has happened for a while (no lifecycle event, nothing new at the
+/// peripherals), so virtual time passes only while the engine waits on it. Fails after `rounds` idle
+/// rounds without the predicate holding, which catches a deadlock without waiting in real time.
+@discardableResult
+func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000, sourceLocation: SourceLocation = #_sourceLocation,
+            until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
+    var lastMark = -1
+    var quiet = 0
+    for _ in 0..<rounds * 20 {
+        if predicate(fleet.states) { return true }
+        for _ in 0..<4 { await Task.yield() }
+        let mark = world.progress &+ progress(fleet)
+        if mark != lastMark {
+            lastMark = mark
+            quiet = 0
+            continue
+        }
+        quiet += 1
+        // A device resolving, connecting or discovering normally waits on the radio, not on the
+        // clock: give it much longer before deciding that only a timer can move things on.
+        let busy = fleet.states.values.contains { $0 == .resolving || $0 == .connecting || $0 == .discovering }
+        if quiet >= (busy ? 400 : 20), let next = world.clock.nextDeadline {
+            world.clock.advance(to: next)
+            quiet = 0
+        }
+    }
+    Issue.record("the fleet did not settle: \(fleet.states.map { "\($0.key.uuidString.prefix(4)): \($0.value)" }.sorted())",
+                 sourceLocation: sourceLocation)
+    return false
+}
+
+/// A number that changes whenever a device changes state.
+private func progress(_ fleet: FleetOrchestrator) -> Int {
+    fleet.states.values.map { $0.description.hashValue }.reduce(0, &+)
+}
+
+func allReady(_ ids: [UUID]) -> @Sendable ([UUID: DeviceState]) -> Bool {
+    { states in ids.allSatisfy { states[$0] == .ready } }
+}
