@@ -9,12 +9,15 @@ let package = Package(
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
+        .library(name: "Bleu", targets: ["Bleu"]),
+        .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -38,6 +41,14 @@ let package = Package(
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
+        // The distributed actor system over BLE.
+        .target(
+            name: "Bleu",
+            dependencies: ["BleuCore", "BleuWire", .product(name: "Logging", package: "swift-log")]
+        ),
+        // A connected pair of systems and example actors, for users' tests and ours.
+        .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
+        .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
