@@ -51,18 +51,23 @@ final class CentralClient: Sendable {
         case .disconnected(let peripheral, let reason):
             // A late event of an earlier link must not close the link that replaced it.
             guard await !manager.isConnected(peripheral) else { return }
-            dropLink(peripheral, BleuError.disconnected(peripheral, reason))
+            dropLink(peripheral, BleuError.disconnected(peripheral, reason), cancellingAttempt: false)
         case .readyToSendWriteWithoutResponse(let peripheral):
             if case .connected(let link)? = state.withLock({ $0.links[peripheral] }) { link.ready.signal() }
         case .servicesChanged(let peripheral):
-            dropLink(peripheral, BleuError.invalidState("the peripheral \(peripheral) changed its services; calls are retried on a fresh link"))
+            await refresh(peripheral)
         default:
             break
         }
     }
 
-    private func dropLink(_ peripheral: UUID, _ error: any Error) {
-        let entry = state.withLock { $0.links.removeValue(forKey: peripheral) }
+    /// Forgets the link to a peripheral and fails its calls. An attempt in progress is a newer
+    /// link than the one an event reports, so it is left alone unless `cancellingAttempt`.
+    private func dropLink(_ peripheral: UUID, _ error: any Error, cancellingAttempt: Bool = true) {
+        let entry: LinkEntry? = state.withLock { state in
+            if case .connecting? = state.links[peripheral], !cancellingAttempt { return nil }
+            return state.links.removeValue(forKey: peripheral)
+        }
         switch entry {
         case .connected(let link)?: link.close(error)
         case .connecting(let task)?: task.cancel()
@@ -105,6 +110,11 @@ final class CentralClient: Sendable {
     /// The set-up link to a peripheral: connects, discovers the actor services, reads each
     /// actor's id and subscribes to its replies. Concurrent callers share one attempt.
     func link(to peripheral: UUID) async throws -> ConnectedPeripheral {
+        // A link the radio lost whose event is still on its way is not reused.
+        if case .connected(let link)? = state.withLock({ $0.links[peripheral] }), link.isOpen,
+           await !manager.isConnected(peripheral) {
+            dropLink(peripheral, BleuError.notConnected(peripheral), cancellingAttempt: false)
+        }
         let task: Task<ConnectedPeripheral, any Error> = state.withLock { state in
             switch state.links[peripheral] {
             case .connected(let link)? where link.isOpen:
@@ -147,8 +157,27 @@ final class CentralClient: Sendable {
         }
     }
 
-    private func setUp(_ peripheral: UUID) async throws -> ConnectedPeripheral {
-        let ready = ReadySignal()
+    /// The peripheral's services changed (actors hosted or removed): keeps the channels of
+    /// actors still there, sets up new ones, and fails calls to actors that are gone.
+    private func refresh(_ peripheral: UUID) async {
+        guard case .connected(let old)? = state.withLock({ $0.links[peripheral] }) else { return }
+        do {
+            let link = try await setUp(peripheral, reusing: old)
+            state.withLock { state in
+                state.links[peripheral] = .connected(link)
+                for id in link.services.keys { state.directory[id] = Location(peripheral: peripheral, service: link.services[id]!.sorted { $0.description < $1.description }[0]) }
+            }
+            for (id, channel) in old.channels where link.channels[id] !== channel {
+                channel.close(BLEActorSystemError.actorNotFound(id))
+            }
+        } catch {
+            configuration.logger.info("refreshing the services of \(peripheral) failed: \(error)")
+            dropLink(peripheral, error)
+        }
+    }
+
+    private func setUp(_ peripheral: UUID, reusing old: ConnectedPeripheral? = nil) async throws -> ConnectedPeripheral {
+        let ready = old?.ready ?? ReadySignal()
         var channels: [UUID: ClientChannel] = [:]
         var services: [UUID: Set<BluetoothUUID>] = [:]
         for service in try await manager.discoverServices(nil, on: peripheral) {
@@ -164,6 +193,10 @@ final class CentralClient: Sendable {
             }
             services[id, default: []].insert(service.uuid)
             guard channels[id] == nil else { continue }
+            if let existing = old?.channels[id], !existing.isClosed {
+                channels[id] = existing
+                continue
+            }
             let channel = ClientChannel(actorID: id, peripheral: peripheral, call: call, manager: manager, ready: ready,
                                         configuration: configuration)
             channel.start(try await manager.subscribe(to: reply))

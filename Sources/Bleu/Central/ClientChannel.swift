@@ -14,6 +14,8 @@ final class ClientChannel: Sendable {
     private let ready: ReadySignal
     private let limits: BLEActorSystem.Configuration
     private let gate = SerialGate()
+    /// Calls in flight to the peripheral; more wait here rather than be refused there.
+    private let inFlight: AsyncSemaphore
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
 
@@ -30,6 +32,8 @@ final class ClientChannel: Sendable {
         var defined: Set<UInt32> = []
         var nextCall: UInt32 = 0
         var calls: [UInt32: Pending] = [:]
+        /// Calls in flight or queued for a slot.
+        var admitted = 0
         var closed: (any Error)?
         var onStreamReply: (@Sendable (Reply) -> Void)?
     }
@@ -42,6 +46,7 @@ final class ClientChannel: Sendable {
         self.manager = manager
         self.ready = ready
         self.limits = configuration
+        self.inFlight = AsyncSemaphore(configuration.maximumConcurrentCallsPerCentral)
         let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
         state = Locked(State(fragmenter: Fragmenter(format: configuration.wireFormat, maximumMessageSize: configuration.maximumMessageSize),
@@ -74,11 +79,17 @@ final class ClientChannel: Sendable {
     /// Calls a method and waits for its reply, at most `timeout`.
     func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, clock: any Clock<Duration>,
               label: @autoclosure () -> String) async throws -> Reply {
+        let admitted = state.withLock { state in
+            guard state.admitted < limits.maximumPendingCallsPerActor else { return false }
+            state.admitted += 1
+            return true
+        }
+        guard admitted else { throw BLEActorSystemError.tooManyConcurrentCalls(limit: limits.maximumPendingCallsPerActor) }
+        defer { state.withLock { $0.admitted -= 1 } }
+        try await inFlight.acquire()
+        defer { inFlight.release() }
         let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
             if let error = state.closed { throw error }
-            guard state.calls.count < limits.maximumPendingCallsPerActor else {
-                throw BLEActorSystemError.tooManyConcurrentCalls(limit: limits.maximumPendingCallsPerActor)
-            }
             var id = state.nextCall
             while state.calls[id] != nil { id = (id &+ 1) & 0x3FFF }
             state.nextCall = (id &+ 1) & 0x3FFF

@@ -15,9 +15,12 @@ extension BLEActorSystem {
         /// The largest request or reply, in bytes (arguments or result included). Larger ones
         /// fail with ``BLEActorSystemError/messageTooLarge(size:maximum:)``.
         public var maximumMessageSize: Int
-        /// Calls one central may have running on one hosted actor at once (peripheral side).
+        /// Calls one central may have running on one hosted actor at once: the peripheral refuses
+        /// more with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``; a central keeps at
+        /// most this many in flight per actor and queues the rest.
         public var maximumConcurrentCallsPerCentral: Int
-        /// Calls waiting for a reply from one remote actor at once (central side).
+        /// Calls in flight to one remote actor at once (central side); past that a call fails
+        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``.
         public var maximumPendingCallsPerActor: Int
         /// Distinct methods (with their generic substitutions) interned on one connection.
         public var maximumMethodsPerConnection: Int
