@@ -72,11 +72,14 @@ extension BLEActorSystem {
                     "generic distributed methods of @Resolvable protocols cannot be executed by the Swift runtime; call them on the concrete actor type")
             }
             context = definition.substitutions[0]
+            // Executed with the concrete type as `Self`, the runtime checks that the actor
+            // conforms to the protocol (a stub call aimed at another actor type is refused).
+            types[0] = type(of: actor)
         } else {
             context = _mangledTypeName(type(of: actor)) ?? ""
         }
         guard !context.isEmpty, definition.target.hasPrefix("$s" + context) else {
-            throw BLEActorSystemError.unknownMethod("\(definition.target) is not a method of \(type(of: actor))")
+            throw BLEActorSystemError.unknownMethod("\(definition.target) (it belongs to another type than \(type(of: actor)))")
         }
         return types
     }
