@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
         .library(name: "BleuOrchestration", targets: ["BleuOrchestration"]),
+        .library(name: "Bleu", targets: ["Bleu"]),
+        .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -51,6 +53,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BleuOrchestrationTests", dependencies: ["BleuOrchestration", "BleuEmulator"]),
+        // The distributed actor system over BLE.
+        .target(
+            name: "Bleu",
+            dependencies: ["BleuCore", "BleuWire", .product(name: "Logging", package: "swift-log")]
+        ),
+        // A connected pair of systems and example actors, for users' tests and ours.
+        .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
+        .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

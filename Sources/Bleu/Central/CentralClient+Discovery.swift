@@ -1,0 +1,104 @@
+import BleuCore
+import Foundation
+
+extension CentralClient {
+    private enum SearchEvent: Sendable {
+        case advertisement(Advertisement)
+        case linked(UUID, [UUID])
+        case failed(UUID, any Error)
+        case scanEnded((any Error)?)
+        case deadline
+        case quiet(Int)
+    }
+
+    /// Scans for peripherals advertising `service` (or the generic host service), connects to
+    /// each match concurrently and returns the ids of the actors hosted under `service`, in the
+    /// order they were found. Stops at `timeout`, when `until` holds for the ids found so far,
+    /// or — with ``BLEActorSystem/Configuration/discoveryQuietPeriod`` — once no connection is
+    /// in progress and nothing new was found for that long.
+    func search(service: BluetoothUUID, timeout: Duration, until: @escaping @Sendable ([UUID]) -> Bool) async throws -> [UUID] {
+        let (events, sink) = AsyncStream.makeStream(of: SearchEvent.self)
+        let clock = configuration.clock
+        let scan = try await manager.scan(ScanOptions(services: [service, ActorServiceLayout.hostService]))
+        var tasks: [Task<Void, Never>] = []
+        defer {
+            for task in tasks { task.cancel() }
+            sink.finish()
+        }
+        tasks.append(Task {
+            do {
+                for try await advertisement in scan { sink.yield(.advertisement(advertisement)) }
+                sink.yield(.scanEnded(nil))
+            } catch {
+                sink.yield(.scanEnded(error))
+            }
+        })
+        tasks.append(Task {
+            if (try? await clock.sleep(for: timeout)) != nil { sink.yield(.deadline) }
+        })
+
+        var found: [UUID] = []
+        var seen: Set<UUID> = []
+        var connecting = 0
+        var quietGeneration = 0
+        var lastError: (any Error)?
+        func armQuietTimer() {
+            guard let quiet = configuration.discoveryQuietPeriod, connecting == 0, !found.isEmpty else { return }
+            quietGeneration += 1
+            let generation = quietGeneration
+            tasks.append(Task {
+                if (try? await clock.sleep(for: quiet)) != nil { sink.yield(.quiet(generation)) }
+            })
+        }
+        loop: for await event in events {
+            switch event {
+            case .advertisement(let advertisement):
+                guard advertisement.isConnectable, seen.insert(advertisement.peripheral).inserted else { continue }
+                connecting += 1
+                quietGeneration += 1
+                let peripheral = advertisement.peripheral
+                tasks.append(Task {
+                    do {
+                        let link = try await self.linkRetrying(peripheral)
+                        sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
+                    } catch {
+                        sink.yield(.failed(peripheral, error))
+                    }
+                })
+            case .linked(_, let actors):
+                connecting -= 1
+                found += actors.filter { !found.contains($0) }
+                if until(found) { break loop }
+                armQuietTimer()
+            case .failed(let peripheral, let error):
+                connecting -= 1
+                lastError = error
+                configuration.logger.info("discovery: could not set up \(peripheral): \(error)")
+                armQuietTimer()
+            case .scanEnded(let error):
+                if let error { throw error }
+            case .deadline:
+                break loop
+            case .quiet(let generation):
+                if generation == quietGeneration, connecting == 0 { break loop }
+            }
+        }
+        await manager.stopScan()
+        if found.isEmpty, let lastError { configuration.logger.debug("discovery found nothing; last error: \(lastError)") }
+        return found
+    }
+
+    /// ``link(to:)``, trying again when the connection fails to be established (a busy or
+    /// unreliable radio fails some attempts).
+    private func linkRetrying(_ peripheral: UUID) async throws -> ConnectedPeripheral {
+        var attempt = 0
+        while true {
+            do {
+                return try await link(to: peripheral)
+            } catch BleuError.connectionFailed(_, let reason) where attempt < configuration.connectionAttempts - 1 {
+                attempt += 1
+                configuration.logger.debug("connecting to \(peripheral) failed (\(reason)); attempt \(attempt + 1)")
+            }
+        }
+    }
+}

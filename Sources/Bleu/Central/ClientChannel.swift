@@ -1,0 +1,263 @@
+import BleuCore
+import BleuWire
+import Foundation
+import Logging
+
+/// The central's end of one actor's service on one connection: sends requests on the call
+/// characteristic (write without response, flow-controlled), matches replies from the reply
+/// characteristic's notifications to waiting calls, and interns method names per connection.
+final class ClientChannel: Sendable {
+    let actorID: UUID
+    let peripheral: UUID
+    private let call: RemoteCharacteristic
+    private let manager: any CentralManager
+    private let ready: ReadySignal
+    private let limits: BLEActorSystem.Configuration
+    private let gate = SerialGate()
+    /// Calls in flight to the peripheral; more wait here rather than be refused there.
+    private let inFlight: AsyncSemaphore
+    private let state: Locked<State>
+    private let receiver = Locked<Task<Void, Never>?>(nil)
+
+    private enum Pending {
+        case waiting(CheckedContinuation<Reply, any Error>?)
+        case done(Result<Reply, any Error>)
+    }
+
+    private struct State {
+        var fragmenter: Fragmenter
+        var reassembler: Reassembler<UUID, ContinuousClock.Instant>
+        var methods: [MethodDefinition: UInt32] = [:]
+        /// Methods whose definition reached the peripheral; later calls send only the id.
+        var defined: Set<UInt32> = []
+        var nextCall: UInt32 = 0
+        var calls: [UInt32: Pending] = [:]
+        /// Calls in flight or queued for a slot.
+        var admitted = 0
+        var closed: (any Error)?
+        var onStreamReply: (@Sendable (Reply) -> Void)?
+    }
+
+    init(actorID: UUID, peripheral: UUID, call: RemoteCharacteristic, manager: any CentralManager, ready: ReadySignal,
+         configuration: BLEActorSystem.Configuration) {
+        self.actorID = actorID
+        self.peripheral = peripheral
+        self.call = call
+        self.manager = manager
+        self.ready = ready
+        self.limits = configuration
+        self.inFlight = AsyncSemaphore(configuration.maximumConcurrentCallsPerCentral)
+        let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
+                                      maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
+        state = Locked(State(fragmenter: Fragmenter(format: configuration.wireFormat, maximumMessageSize: configuration.maximumMessageSize),
+                             reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
+    }
+
+    /// Starts taking replies from the reply characteristic's value stream.
+    func start(_ replies: AsyncThrowingStream<Data, any Error>) {
+        let task = Task { [weak self] in
+            do {
+                for try await value in replies {
+                    guard let self else { return }
+                    self.received(value)
+                }
+                self?.close(BleuError.disconnected(self?.peripheral ?? UUID(), .localHostTerminated))
+            } catch {
+                self?.close(error)
+            }
+        }
+        receiver.withLock { $0 = task }
+    }
+
+    /// Where replies that belong to streams go.
+    func setStreamReplyHandler(_ handler: @escaping @Sendable (Reply) -> Void) {
+        state.withLock { $0.onStreamReply = handler }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed != nil } }
+
+    /// Calls a method and waits for its reply, at most `timeout`.
+    func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, clock: any Clock<Duration>,
+              label: @autoclosure () -> String) async throws -> Reply {
+        let admitted = state.withLock { state in
+            guard state.admitted < limits.maximumPendingCallsPerActor else { return false }
+            state.admitted += 1
+            return true
+        }
+        guard admitted else { throw BLEActorSystemError.tooManyConcurrentCalls(limit: limits.maximumPendingCallsPerActor) }
+        defer { state.withLock { $0.admitted -= 1 } }
+        try await inFlight.acquire()
+        defer { inFlight.release() }
+        let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
+            if let error = state.closed { throw error }
+            var id = state.nextCall
+            while state.calls[id] != nil { id = (id &+ 1) & 0x3FFF }
+            state.nextCall = (id &+ 1) & 0x3FFF
+            state.calls[id] = .waiting(nil)
+            let method: UInt32
+            if let known = state.methods[definition] {
+                method = known
+            } else {
+                guard state.methods.count < limits.maximumMethodsPerConnection else {
+                    state.calls[id] = nil
+                    throw BleuError.limitReached("\(limits.maximumMethodsPerConnection) distinct methods called on one connection")
+                }
+                method = UInt32(state.methods.count)
+                state.methods[definition] = method
+            }
+            let request: Request = state.defined.contains(method)
+                ? .call(id: id, method: method, arguments: arguments)
+                : .define(id: id, method: method, definition: definition, arguments: arguments)
+            return (id, request, method)
+        }
+        let what = label()
+        let timer = Task { [weak self] in
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
+            self?.finish(id, .failure(BleuError.timeout(operation: "\(what) (after \(timeout))")))
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            do {
+                try await send(request.encoded())
+                if case .define = request { state.withLock { _ = $0.defined.insert(method) } }
+            } catch {
+                finish(id, .failure(error))
+            }
+            let reply = try await outcome(of: id)
+            return reply
+        } onCancel: {
+            finish(id, .failure(BleuError.cancelled))
+        }
+    }
+
+    /// Waits for a call's outcome and forgets the call.
+    private func outcome(of id: UInt32) async throws -> Reply {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+            let now: Result<Reply, any Error>? = state.withLock { state in
+                switch state.calls[id] {
+                case .done(let result)?:
+                    state.calls[id] = nil
+                    return result
+                case .waiting?:
+                    state.calls[id] = .waiting(continuation)
+                    return nil
+                case nil:
+                    return .failure(BleuError.invalidState("call \(id) is unknown"))
+                }
+            }
+            if let now { continuation.resume(with: now) }
+        }
+    }
+
+    /// Completes a call once; later outcomes are ignored. A call that ends without a reply
+    /// (timeout, cancellation) tells the peripheral it is no longer wanted.
+    private func finish(_ id: UInt32, _ result: Result<Reply, any Error>) {
+        let waiter: CheckedContinuation<Reply, any Error>?? = state.withLock { state in
+            switch state.calls[id] {
+            case .waiting(let continuation)?:
+                if continuation != nil {
+                    state.calls[id] = nil
+                } else {
+                    state.calls[id] = .done(result)
+                }
+                return .some(continuation)
+            case .done?, nil:
+                return .none
+            }
+        }
+        guard case .some(let continuation) = waiter else { return }
+        continuation?.resume(with: result)
+        if case .failure(let error) = result, !(error is BleuError && isDisconnect(error)) {
+            Task { [weak self] in try? await self?.send(Request.cancel(id: id).encoded()) }
+        }
+    }
+
+    private func isDisconnect(_ error: any Error) -> Bool {
+        switch error as? BleuError {
+        case .disconnected?, .notConnected?: true
+        default: isClosed
+        }
+    }
+
+    /// Sends one message whole: its fragments back to back, each waiting for room in the
+    /// link's write-without-response queue.
+    func send(_ message: [UInt8]) async throws {
+        try await gate.run {
+            if let error = state.withLock({ $0.closed }) { throw error }
+            let length = try await manager.maximumWriteValueLength(for: peripheral, type: .withoutResponse)
+            let outgoing: OutgoingMessage
+            do {
+                outgoing = try state.withLock { state throws(WireError) in
+                    try state.fragmenter.begin(message, maximumFragmentLength: length)
+                }
+            } catch let error as WireError {
+                if case .messageTooLarge(let size, let maximum) = error {
+                    throw BLEActorSystemError.messageTooLarge(size: size, maximum: maximum)
+                }
+                throw error
+            }
+            defer { state.withLock { $0.fragmenter.finish(outgoing) } }
+            for fragment in outgoing {
+                try await write(Data(fragment))
+            }
+        }
+    }
+
+    private func write(_ fragment: Data) async throws {
+        while true {
+            let generation = ready.generation
+            do {
+                try await manager.write(fragment, to: call, type: .withoutResponse)
+                return
+            } catch BleuError.sendQueueFull {
+                try await ready.wait(after: generation)
+            }
+        }
+    }
+
+    private func received(_ value: Data) {
+        let outcome: Result<Reply?, any Error> = state.withLock { state in
+            do {
+                let now = ContinuousClock.now
+                _ = state.reassembler.expire(now: now)
+                guard case .message(let bytes) = try state.reassembler.receive(value, from: peripheral, now: now) else {
+                    return .success(nil)
+                }
+                return .success(try Reply.decode(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let reply?):
+            switch reply {
+            case .value, .void, .error, .remoteError:
+                finish(reply.id, .success(reply))
+            case .streamElement, .streamEnd, .streamFailed:
+                state.withLock { $0.onStreamReply }?(reply)
+            }
+        case .success(nil):
+            break
+        case .failure(let error):
+            limits.logger.warning("dropped a reply fragment from \(peripheral): \(error)")
+        }
+    }
+
+    /// Fails every waiting call with `error` and refuses new ones.
+    func close(_ error: any Error) {
+        let waiting: [(UInt32, CheckedContinuation<Reply, any Error>?)] = state.withLock { state in
+            guard state.closed == nil else { return [] }
+            state.closed = error
+            var waiting: [(UInt32, CheckedContinuation<Reply, any Error>?)] = []
+            for (id, pending) in state.calls {
+                if case .waiting(let continuation) = pending {
+                    waiting.append((id, continuation))
+                    state.calls[id] = continuation == nil ? .done(.failure(error)) : nil
+                }
+            }
+            return waiting
+        }
+        for (_, continuation) in waiting { continuation?.resume(throwing: error) }
+        receiver.withLock { $0?.cancel() }
+    }
+}

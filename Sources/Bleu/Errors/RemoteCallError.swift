@@ -1,0 +1,56 @@
+/// An error a remote distributed method threw whose type the caller cannot rebuild: it is not
+/// `Codable`, or its type does not exist in the calling process. It keeps the type's name and
+/// the error's description.
+public struct RemoteCallError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The remote error's type, as `String(reflecting:)` prints it (`MyModule.SensorFault`).
+    public var typeName: String
+    /// The remote error's description (`String(describing:)`).
+    public var message: String
+
+    /// An error with this type name and message.
+    public init(typeName: String, message: String) {
+        self.typeName = typeName
+        self.message = message
+    }
+
+    public var description: String {
+        "The remote method threw \(typeName): \(message). Make the error type Codable to receive it as itself."
+    }
+}
+
+/// Errors of the actor system's own protocol, as the caller receives them. The peripheral
+/// sends them as replies, so a bad request always gets an answer.
+public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The peripheral has no distributed method with this (mangled) name on the actor, or the
+    /// method belongs to another actor type.
+    case unknownMethod(String)
+    /// A call named a method id the connection never defined.
+    case unknownMethodID(UInt32)
+    /// No actor with this identifier is hosted or known.
+    case actorNotFound(UUID)
+    /// The request could not be decoded.
+    case malformedRequest(String)
+    /// The caller already has this many calls running on the actor.
+    case tooManyConcurrentCalls(limit: Int)
+    /// A message exceeded the maximum message size.
+    case messageTooLarge(size: Int, maximum: Int)
+    /// The runtime cannot execute this call shape (generic methods of `@Resolvable` protocols).
+    case unsupportedCall(String)
+    /// An argument or result could not be encoded or decoded.
+    case serialization(String)
+
+    public var description: String {
+        switch self {
+        case .unknownMethod(let name): "The remote actor has no distributed method \(name). Update both sides to the same build."
+        case .unknownMethodID(let id): "The remote side does not know method id \(id); reconnect to reset the connection."
+        case .actorNotFound(let id): "No actor \(id) is hosted or was discovered. Discover it, or advertise it on the peripheral."
+        case .malformedRequest(let reason): "A malformed request was refused: \(reason)."
+        case .tooManyConcurrentCalls(let limit): "Too many concurrent calls (limit \(limit)); wait for some to finish."
+        case .messageTooLarge(let size, let maximum): "A message of \(size) bytes exceeds the maximum of \(maximum); send less data per call."
+        case .unsupportedCall(let reason): "Unsupported call: \(reason)."
+        case .serialization(let reason): "Serialization failed: \(reason)."
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,170 @@
+import BleuCore
+import BleuWire
+import Foundation
+import Logging
+
+/// The peripheral's side of the actor system: publishes a service per hosted actor (and per
+/// protocol it is discoverable as), advertises them, reassembles requests from each central,
+/// runs them through the distributed runtime and sends replies as notifications, within the
+/// configured bounds.
+final class PeripheralHost: Sendable {
+    let manager: any PeripheralManager
+    let configuration: BLEActorSystem.Configuration
+    let ready = ReadySignal()
+    let state: Locked<State>
+    private let events = Locked<Task<Void, Never>?>(nil)
+
+    struct Hosted: Sendable {
+        var actor: any PeripheralActor
+        var service: PublishedService
+        var reply: PublishedCharacteristic
+    }
+
+    /// One central's conversation with one hosted service.
+    struct SessionKey: Sendable, Hashable {
+        var central: UUID
+        var call: UInt16
+    }
+
+    struct Session: Sendable {
+        var methods: [UInt32: MethodDefinition] = [:]
+        var running: [UInt32: Task<Void, Never>] = [:]
+        var fragmenter: Fragmenter
+        let gate = SerialGate()
+    }
+
+    struct State: Sendable {
+        /// By the value handle of the call characteristic.
+        var hosted: [UInt16: Hosted] = [:]
+        var advertisedServices: [BluetoothUUID] = []
+        var sessions: [SessionKey: Session] = [:]
+        var reassembler: Reassembler<SessionKey, ContinuousClock.Instant>
+        var runner: (@Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey) async -> Void)?
+    }
+
+    init(manager: any PeripheralManager, configuration: BLEActorSystem.Configuration) {
+        self.manager = manager
+        self.configuration = configuration
+        let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
+                                      maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
+        state = Locked(State(reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
+        let stream = manager.events()
+        let task = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        events.withLock { $0 = task }
+    }
+
+    deinit {
+        events.withLock { $0?.cancel() }
+    }
+
+    /// Who executes calls (the actor system, set once it exists).
+    func setRunner(_ runner: @escaping @Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey) async -> Void) {
+        state.withLock { $0.runner = runner }
+    }
+
+    // MARK: Hosting
+
+    func host(_ actors: [any PeripheralActor]) async throws {
+        for actor in actors {
+            let type = type(of: actor)
+            var uuids = [ActorServiceLayout.serviceUUID(for: type)]
+            for protocolType in type.discoverableAs where !uuids.contains(ActorServiceLayout.serviceUUID(for: protocolType)) {
+                uuids.append(ActorServiceLayout.serviceUUID(for: protocolType))
+            }
+            for uuid in uuids {
+                let published = try await manager.add(ActorServiceLayout.service(uuid, actorID: actor.id))
+                guard let call = published.characteristic(ActorServiceLayout.callCharacteristic),
+                      let reply = published.characteristic(ActorServiceLayout.replyCharacteristic) else {
+                    throw BleuError.invalidState("the backend published the actor service without its characteristics")
+                }
+                state.withLock { state in
+                    state.hosted[call.valueHandle] = Hosted(actor: actor, service: published, reply: reply)
+                    state.advertisedServices.append(uuid)
+                }
+            }
+        }
+        let services = state.withLock { $0.advertisedServices }
+        let (main, response) = ActorServiceLayout.advertisement(for: services, localName: configuration.localName)
+        try await manager.startAdvertising(main, scanResponse: response)
+    }
+
+    func stopHosting() async {
+        await manager.stopAdvertising()
+        let services = state.withLock { state in
+            defer {
+                state.hosted.removeAll()
+                state.advertisedServices.removeAll()
+            }
+            return state.hosted.values.map(\.service)
+        }
+        for service in services { try? await manager.remove(service) }
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: PeripheralEvent) async {
+        switch event {
+        case .writeRequests(let batch):
+            await handle(batch)
+        case .centralDisconnected(let central, _):
+            let running = state.withLock { state in
+                var tasks: [Task<Void, Never>] = []
+                for key in state.sessions.keys where key.central == central {
+                    tasks += state.sessions.removeValue(forKey: key)?.running.values.map { $0 } ?? []
+                    state.reassembler.removePeer(key)
+                }
+                return tasks
+            }
+            for task in running { task.cancel() }
+            ready.signal()
+        case .readyToUpdateSubscribers:
+            ready.signal()
+        default:
+            break
+        }
+    }
+
+    private func handle(_ batch: WriteRequests) async {
+        var ours = false
+        for request in batch.requests {
+            let key = SessionKey(central: batch.central, call: request.characteristic.valueHandle)
+            guard state.withLock({ $0.hosted[key.call] != nil }) else { continue }
+            ours = true
+            guard request.offset == 0 else {
+                configuration.logger.warning("refused a write at offset \(request.offset) from \(batch.central): requests are framed messages")
+                continue
+            }
+            receive(request.value, key: key)
+        }
+        if ours, batch.needsResponse { await manager.respond(to: batch, with: .success(())) }
+    }
+
+    private func receive(_ fragment: Data, key: SessionKey) {
+        let message: [UInt8]?
+        do {
+            message = try state.withLock { state throws(WireError) -> [UInt8]? in
+                let now = ContinuousClock.now
+                for expired in state.reassembler.expire(now: now) {
+                    configuration.logger.warning("a request from \(expired.peer.central) timed out after \(expired.receivedBytes) bytes")
+                }
+                guard case .message(let bytes) = try state.reassembler.receive(fragment, from: key, now: now) else { return nil }
+                return bytes
+            }
+        } catch {
+            configuration.logger.warning("refused a request fragment from \(key.central): \(error)")
+            if case .messageTooLarge(let size, let maximum) = error {
+                // The call id is in the refused message's first fragment; answer every call
+                // of the session that is waiting would need it, so say it in the log only.
+                configuration.logger.error("a request of \(size) bytes exceeds the maximum of \(maximum)")
+            }
+            return
+        }
+        guard let message else { return }
+        handle(message, key: key)
+    }
+}

@@ -1,0 +1,203 @@
+/// A distributed method as the runtime names it: the mangled target name and the mangled names
+/// of its generic substitutions. A central interns each one per connection (see ``Request``).
+struct MethodDefinition: Sendable, Hashable {
+    var target: String
+    var substitutions: [String]
+}
+
+/// What a central sends on an actor's call characteristic. Layouts in
+/// `Docs/ActorSystemProtocol.md`; every number is a ``Varint``.
+enum Request: Sendable, Hashable {
+    /// Calls a method the connection already interned under `method`.
+    case call(id: UInt32, method: UInt32, arguments: [[UInt8]])
+    /// Interns `definition` as `method` and calls it.
+    case define(id: UInt32, method: UInt32, definition: MethodDefinition, arguments: [[UInt8]])
+    /// The caller gave up on a call (timeout or cancellation); its reply is no longer wanted.
+    case cancel(id: UInt32)
+    /// The consumer of a stream stopped iterating.
+    case cancelStream(stream: UInt32)
+
+    enum Kind: UInt8 {
+        case call = 0x01, define = 0x02, cancel = 0x03, cancelStream = 0x04
+    }
+
+    /// Longest mangled name accepted in a definition.
+    static let maximumNameLength = 1024
+    /// Most generic substitutions accepted in a definition.
+    static let maximumSubstitutions = 16
+
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        switch self {
+        case .call(let id, let method, let arguments):
+            bytes.append(Kind.call.rawValue)
+            Varint.append(id, to: &bytes)
+            Varint.append(method, to: &bytes)
+            for argument in arguments { bytes.appendLengthPrefixed(argument) }
+        case .define(let id, let method, let definition, let arguments):
+            bytes.append(Kind.define.rawValue)
+            Varint.append(id, to: &bytes)
+            Varint.append(method, to: &bytes)
+            bytes.appendLengthPrefixed(Array(definition.target.utf8))
+            Varint.append(UInt32(definition.substitutions.count), to: &bytes)
+            for substitution in definition.substitutions { bytes.appendLengthPrefixed(Array(substitution.utf8)) }
+            for argument in arguments { bytes.appendLengthPrefixed(argument) }
+        case .cancel(let id):
+            bytes.append(Kind.cancel.rawValue)
+            Varint.append(id, to: &bytes)
+        case .cancelStream(let stream):
+            bytes.append(Kind.cancelStream.rawValue)
+            Varint.append(stream, to: &bytes)
+        }
+        return bytes
+    }
+
+    /// Decodes a request; throws ``EnvelopeError`` for anything malformed. When the call id was
+    /// read before the problem, the error carries it so the caller gets an answer.
+    static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> Request {
+        var reader = EnvelopeReader(bytes)
+        let raw = try reader.byte("message kind")
+        guard let kind = Kind(rawValue: raw) else { throw .unknownKind(raw) }
+        let id = try reader.varint("call id")
+        do throws(EnvelopeError) {
+            switch kind {
+            case .call:
+                let method = try reader.varint("method id")
+                return .call(id: id, method: method, arguments: try arguments(&reader))
+            case .define:
+                let method = try reader.varint("method id")
+                let target = try reader.string("target name", maximum: maximumNameLength)
+                let count = Int(try reader.varint("substitution count"))
+                guard count <= maximumSubstitutions else {
+                    throw .malformed("\(count) generic substitutions exceed \(maximumSubstitutions)")
+                }
+                var substitutions: [String] = []
+                for _ in 0..<count { substitutions.append(try reader.string("substitution", maximum: maximumNameLength)) }
+                return .define(id: id, method: method, definition: MethodDefinition(target: target, substitutions: substitutions),
+                               arguments: try arguments(&reader))
+            case .cancel:
+                guard reader.isAtEnd else { throw .malformed("bytes after a cancel") }
+                return .cancel(id: id)
+            case .cancelStream:
+                guard reader.isAtEnd else { throw .malformed("bytes after a stream cancel") }
+                return .cancelStream(stream: id)
+            }
+        } catch {
+            throw .inCall(id, error)
+        }
+    }
+
+    private static func arguments(_ reader: inout EnvelopeReader) throws(EnvelopeError) -> [[UInt8]] {
+        var arguments: [[UInt8]] = []
+        while !reader.isAtEnd { arguments.append(try reader.bytes("argument \(arguments.count)", maximum: Int(UInt32.max))) }
+        return arguments
+    }
+}
+
+/// What a peripheral sends on an actor's reply characteristic.
+enum Reply: Sendable, Hashable {
+    /// The call returned this CBOR value.
+    case value(id: UInt32, [UInt8])
+    /// The call returned `Void`.
+    case void(id: UInt32)
+    /// The call threw a `Codable` error: its mangled type name and CBOR.
+    case error(id: UInt32, type: String, [UInt8])
+    /// The call threw an error that is not `Codable`: its type name and description.
+    case remoteError(id: UInt32, type: String, message: String)
+    /// One element of a stream the peripheral produces.
+    case streamElement(stream: UInt32, [UInt8])
+    /// The stream finished normally.
+    case streamEnd(stream: UInt32)
+    /// The stream failed: its error as for ``remoteError(id:type:message:)``.
+    case streamFailed(stream: UInt32, type: String, message: String)
+
+    enum Kind: UInt8 {
+        case value = 0x10, void = 0x11, error = 0x12, remoteError = 0x13
+        case streamElement = 0x20, streamEnd = 0x21, streamFailed = 0x22
+    }
+
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        func head(_ kind: Kind, _ id: UInt32) {
+            bytes.append(kind.rawValue)
+            Varint.append(id, to: &bytes)
+        }
+        switch self {
+        case .value(let id, let value):
+            head(.value, id)
+            bytes.append(contentsOf: value)
+        case .void(let id):
+            head(.void, id)
+        case .error(let id, let type, let value):
+            head(.error, id)
+            bytes.appendLengthPrefixed(Array(type.utf8))
+            bytes.append(contentsOf: value)
+        case .remoteError(let id, let type, let message):
+            head(.remoteError, id)
+            bytes.appendLengthPrefixed(Array(type.utf8))
+            bytes.append(contentsOf: Array(message.utf8))
+        case .streamElement(let stream, let value):
+            head(.streamElement, stream)
+            bytes.append(contentsOf: value)
+        case .streamEnd(let stream):
+            head(.streamEnd, stream)
+        case .streamFailed(let stream, let type, let message):
+            head(.streamFailed, stream)
+            bytes.appendLengthPrefixed(Array(type.utf8))
+            bytes.append(contentsOf: Array(message.utf8))
+        }
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> Reply {
+        var reader = EnvelopeReader(bytes)
+        let raw = try reader.byte("message kind")
+        guard let kind = Kind(rawValue: raw) else { throw .unknownKind(raw) }
+        let id = try reader.varint("call id")
+        switch kind {
+        case .value: return .value(id: id, reader.rest())
+        case .void:
+            guard reader.isAtEnd else { throw .malformed("bytes after a void reply") }
+            return .void(id: id)
+        case .error:
+            let type = try reader.string("error type", maximum: Request.maximumNameLength)
+            return .error(id: id, type: type, reader.rest())
+        case .remoteError:
+            let type = try reader.string("error type", maximum: Request.maximumNameLength)
+            return .remoteError(id: id, type: type, message: String(decoding: reader.rest(), as: UTF8.self))
+        case .streamElement: return .streamElement(stream: id, reader.rest())
+        case .streamEnd:
+            guard reader.isAtEnd else { throw .malformed("bytes after a stream end") }
+            return .streamEnd(stream: id)
+        case .streamFailed:
+            let type = try reader.string("error type", maximum: Request.maximumNameLength)
+            return .streamFailed(stream: id, type: type, message: String(decoding: reader.rest(), as: UTF8.self))
+        }
+    }
+
+    /// The call or stream the reply belongs to.
+    var id: UInt32 {
+        switch self {
+        case .value(let id, _), .void(let id), .error(let id, _, _), .remoteError(let id, _, _): id
+        case .streamElement(let id, _), .streamEnd(let id), .streamFailed(let id, _, _): id
+        }
+    }
+}
+
+/// Why an envelope could not be read.
+indirect enum EnvelopeError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unknownKind(UInt8)
+    case truncated(String)
+    case malformed(String)
+    /// A problem found after the call id was read.
+    case inCall(UInt32, EnvelopeError)
+
+    var description: String {
+        switch self {
+        case .unknownKind(let kind): "unknown message kind 0x\(String(kind, radix: 16))"
+        case .truncated(let field): "the message ends inside its \(field)"
+        case .malformed(let reason): reason
+        case .inCall(let id, let error): "call \(id): \(error)"
+        }
+    }
+}

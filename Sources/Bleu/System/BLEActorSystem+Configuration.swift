@@ -1,0 +1,62 @@
+import BleuWire
+import Foundation
+import Logging
+
+extension BLEActorSystem {
+    /// Limits, timeouts and injected dependencies of an actor system.
+    public struct Configuration: Sendable {
+        /// How long a remote call waits for its reply before it fails with
+        /// `BleuError.timeout`. Override per call with ``BLEActorSystem/withCallTimeout(_:operation:)``.
+        public var callTimeout: Duration
+        /// How long connecting to a peripheral (or locating a saved actor id) may take.
+        public var connectionTimeout: Duration
+        /// Connection attempts discovery makes per peripheral before giving up on it.
+        public var connectionAttempts: Int
+        /// The largest request or reply, in bytes (arguments or result included). Larger ones
+        /// fail with ``BLEActorSystemError/messageTooLarge(size:maximum:)``.
+        public var maximumMessageSize: Int
+        /// Calls one central may have running on one hosted actor at once: the peripheral refuses
+        /// more with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``; a central keeps at
+        /// most this many in flight per actor and queues the rest.
+        public var maximumConcurrentCallsPerCentral: Int
+        /// Calls in flight to one remote actor at once (central side); past that a call fails
+        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``.
+        public var maximumPendingCallsPerActor: Int
+        /// Distinct methods (with their generic substitutions) interned on one connection.
+        public var maximumMethodsPerConnection: Int
+        /// When set, ``BLEActorSystem/discover(_:timeout:)`` returns once it found at least one
+        /// actor and nothing new turned up for this long, instead of scanning for the whole timeout.
+        public var discoveryQuietPeriod: Duration?
+        /// A local name to put in the scan response when there is room.
+        public var localName: String?
+        /// The framing of requests and replies; both ends must agree.
+        public var wireFormat: WireFormat
+        /// The clock of every timeout (inject a manual clock in tests).
+        public var clock: any Clock<Duration>
+        /// Where the system logs refused requests, dropped fragments and connection trouble.
+        public var logger: Logger
+
+        /// A configuration; each parameter sets the property of the same name.
+        public init(callTimeout: Duration = .seconds(10), connectionTimeout: Duration = .seconds(10), connectionAttempts: Int = 3,
+                    maximumMessageSize: Int = 128 * 1024, maximumConcurrentCallsPerCentral: Int = 16,
+                    maximumPendingCallsPerActor: Int = 64, maximumMethodsPerConnection: Int = 256,
+                    discoveryQuietPeriod: Duration? = nil, localName: String? = nil, wireFormat: WireFormat = .compact,
+                    clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system")) {
+            self.callTimeout = callTimeout
+            self.connectionTimeout = connectionTimeout
+            self.connectionAttempts = max(1, connectionAttempts)
+            self.maximumMessageSize = max(64, maximumMessageSize)
+            self.maximumConcurrentCallsPerCentral = max(1, maximumConcurrentCallsPerCentral)
+            self.maximumPendingCallsPerActor = max(1, maximumPendingCallsPerActor)
+            self.maximumMethodsPerConnection = max(1, maximumMethodsPerConnection)
+            self.discoveryQuietPeriod = discoveryQuietPeriod
+            self.localName = localName
+            self.wireFormat = wireFormat
+            self.clock = clock
+            self.logger = logger
+        }
+
+        var encoder: CBOREncoder { CBOREncoder(keyEncoding: .integersWhenAvailable) }
+        var decoder: CBORDecoder { CBORDecoder() }
+    }
+}

@@ -1,0 +1,86 @@
+import BleuCore
+import Distributed
+import Foundation
+import Logging
+
+extension BLEActorSystem {
+    /// Hosts actors and advertises them: each actor type becomes a GATT service (and so does
+    /// every protocol in its ``PeripheralActor/discoverableAs``), each carrying the actor's id.
+    /// Call again to host more; the advertisement then covers them all.
+    ///
+    /// Throws ``BleuCore/BleuError/notSupported(_:)`` when the system has no peripheral manager,
+    /// and what the backend throws for adding services or advertising.
+    public func startAdvertising(_ actors: any PeripheralActor...) async throws {
+        try await startAdvertising(actors)
+    }
+
+    /// Hosts and advertises these actors; see ``startAdvertising(_:)-(any PeripheralActor...)``.
+    public func startAdvertising(_ actors: [any PeripheralActor]) async throws {
+        guard let host else { throw BleuError.notSupported("advertising actors: this actor system has no peripheral manager") }
+        for actor in actors where actor.actorSystem !== self {
+            throw BleuError.invalidState("actor \(actor.id) belongs to another actor system; create it with this one")
+        }
+        try await host.host(actors)
+    }
+
+    /// Stops advertising and stops hosting every advertised actor: its services are removed,
+    /// so centrals can no longer call it.
+    public func stopAdvertising() async {
+        await host?.stopHosting()
+    }
+
+    /// Runs one request on the hosted actor through the distributed runtime.
+    func execute(_ hosted: PeripheralHost.Hosted, _ definition: MethodDefinition, arguments: [[UInt8]], callID: UInt32,
+                 key: PeripheralHost.SessionKey) async {
+        guard let host else { return }
+        let handler = BLEResultHandler(callID: callID, encoder: configuration.encoder) { reply in
+            await host.send(reply, key: key)
+        }
+        do {
+            let substitutions = try Self.substitutions(of: definition, on: hosted.actor)
+            var decoder = BLEInvocationDecoder(substitutions: substitutions, arguments: arguments, decoder: configuration.decoder)
+            try await executeDistributedTarget(on: hosted.actor, target: RemoteCallTarget(definition.target),
+                                               invocationDecoder: &decoder, handler: handler)
+        } catch {
+            let refusal: any Error
+            switch error {
+            case let error as BLEActorSystemError: refusal = error
+            case let error as ExecuteDistributedTargetError:
+                refusal = BLEActorSystemError.unknownMethod("\(definition.target) (\(error.message))")
+            default: refusal = error
+            }
+            configuration.logger.warning("call \(callID) from \(key.central) failed before the method ran: \(refusal)")
+            await handler.deliver(BLEResultHandler.reply(to: refusal, id: callID, encoder: configuration.encoder))
+        }
+    }
+
+    /// The call's generic substitutions as types, after checking that the target belongs to the
+    /// actor: a method of its own type, or (through a `@Resolvable` stub) a non-generic
+    /// protocol method. Anything else is refused rather than handed to the runtime.
+    static func substitutions(of definition: MethodDefinition, on actor: any PeripheralActor) throws -> [Any.Type] {
+        var types: [Any.Type] = []
+        for name in definition.substitutions {
+            guard let type = _typeByName(name) else {
+                throw BLEActorSystemError.unknownMethod("\(definition.target): the generic argument \(name) is not a type known here")
+            }
+            types.append(type)
+        }
+        let context: String
+        if let first = types.first, first is any _DistributedActorStub.Type {
+            guard types.count == 1 else {
+                throw BLEActorSystemError.unsupportedCall(
+                    "generic distributed methods of @Resolvable protocols cannot be executed by the Swift runtime; call them on the concrete actor type")
+            }
+            context = definition.substitutions[0]
+            // Executed with the concrete type as `Self`, the runtime checks that the actor
+            // conforms to the protocol (a stub call aimed at another actor type is refused).
+            types[0] = type(of: actor)
+        } else {
+            context = _mangledTypeName(type(of: actor)) ?? ""
+        }
+        guard !context.isEmpty, definition.target.hasPrefix("$s" + context) else {
+            throw BLEActorSystemError.unknownMethod("\(definition.target) (it belongs to another type than \(type(of: actor)))")
+        }
+        return types
+    }
+}

@@ -1,0 +1,123 @@
+import Bleu
+import BleuCore
+import BleuEmulator
+import BleuTesting
+import Distributed
+import Foundation
+import Testing
+
+@Suite("Discovery, connection and resolve")
+struct DiscoveryTests {
+    @Test("service UUIDs are version-5 UUIDs of the type's or protocol's stable name")
+    func serviceUUIDs() {
+        let namespace = ActorServiceLayout.namespace
+        #expect(ActorServiceLayout.name(of: CounterActor.self) == "actor:BleuTesting.CounterActor")
+        #expect(ActorServiceLayout.name(of: $TemperatureReading.self) == "protocol:BleuTesting.TemperatureReading")
+        #expect(ActorServiceLayout.serviceUUID(for: CounterActor.self)
+                == BluetoothUUID(uuid: UUID(version5Of: "actor:BleuTesting.CounterActor", in: namespace)))
+        #expect(ActorServiceLayout.serviceUUID(for: CounterActor.self) != ActorServiceLayout.serviceUUID(for: ValueActor.self))
+        // Version 5, RFC 9562 variant.
+        let bytes = withUnsafeBytes(of: ActorServiceLayout.serviceUUID(for: ValueActor.self).uuid.uuid) { Array($0) }
+        #expect(bytes[6] >> 4 == 5)
+        #expect(bytes[8] >> 6 == 2)
+    }
+
+    @Test("the actor id reaches the central over the air, in the actor service's id characteristic")
+    func actorIDOverTheAir() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus))
+        let counter = CounterActor(actorSystem: peripheral)
+        try await peripheral.startAdvertising(counter)
+        // A plain central, no actor system: scan, connect, read.
+        let central = EmulatedCentralManager(bus: bus)
+        let service = ActorServiceLayout.serviceUUID(for: CounterActor.self)
+        var scan = try await central.scan(ScanOptions(services: [service])).makeAsyncIterator()
+        let advertisement = try #require(try await scan.next())
+        #expect(advertisement.data.serviceUUIDs.contains(service))
+        try await central.connect(advertisement.peripheral)
+        let services = try await central.discoverServices([service], on: advertisement.peripheral)
+        let characteristics = try await central.discoverCharacteristics([ActorServiceLayout.actorIDCharacteristic], for: services[0])
+        let value = try await central.read(characteristics[0])
+        #expect(value == withUnsafeBytes(of: counter.id.uuid) { Data($0) })
+    }
+
+    @Test("discovery by protocol finds actors whose type lists it; resolve through the protocol stub")
+    func byProtocol() async throws {
+        let pair = ConnectedPair()
+        let sensor = SensorActor(actorSystem: pair.peripheral)
+        try await pair.peripheral.startAdvertising(sensor, CounterActor(actorSystem: pair.peripheral))
+        let found = try await pair.central.discover($TemperatureReading.self, timeout: .seconds(5))
+        #expect(found.map(\.id) == [sensor.id])
+        #expect(try await found[0].temperature() == 22.5)
+        // By concrete type, then through the protocol.
+        let byType = try await pair.central.discover(SensorActor.self, timeout: .seconds(5))
+        #expect(byType.map(\.id) == [sensor.id])
+        let resolved = try $TemperatureReading.resolve(id: sensor.id, using: pair.central)
+        #expect(try await resolved.temperature() == 22.5)
+    }
+
+    @Test("several actors on one peripheral: each discoverable, each called on its own")
+    func severalActors() async throws {
+        let pair = ConnectedPair()
+        let counters = (0..<3).map { _ in CounterActor(actorSystem: pair.peripheral) }
+        let value = ValueActor(actorSystem: pair.peripheral)
+        try await pair.peripheral.startAdvertising(counters + [value])
+        let found = try await pair.central.discover(CounterActor.self, timeout: .seconds(5))
+        #expect(Set(found.map(\.id)) == Set(counters.map(\.id)))
+        for (index, counter) in found.enumerated() { try await counter.add(index + 10) }
+        for (index, counter) in found.enumerated() { #expect(try await counter.current() == index + 10) }
+        let values = try await pair.central.discover(ValueActor.self, timeout: .seconds(5))
+        #expect(try await values[0].value() == 42)
+    }
+
+    @Test("a saved id: connect(to:as:) from a new central, and resolve that connects on the first call")
+    func savedID() async throws {
+        let pair = ConnectedPair()
+        let counter = CounterActor(actorSystem: pair.peripheral)
+        try await pair.peripheral.startAdvertising(counter)
+        let saved = counter.id
+
+        let second = pair.makeCentral()
+        let connected = try await second.connect(to: saved, as: CounterActor.self)
+        #expect(try await connected.increment() == 1)
+
+        let third = pair.makeCentral()
+        let resolved = try CounterActor.resolve(id: saved, using: third)
+        #expect(await !third.isConnected(saved))
+        #expect(try await resolved.increment() == 2)
+        #expect(await third.isConnected(resolved))
+
+        let unknown = try CounterActor.resolve(id: UUID(), using: pair.makeCentral(configuration: .init(connectionTimeout: .milliseconds(200))))
+        await #expect(throws: BLEActorSystemError.self) { try await unknown.increment() }
+    }
+
+    @Test("isConnected follows the link; disconnect(from:) ends it and the next call reconnects")
+    func connectionState() async throws {
+        let pair = ConnectedPair()
+        let counter = try await pair.host(CounterActor.self) { CounterActor(actorSystem: $0) }
+        #expect(await pair.central.isConnected(counter))
+        await pair.central.disconnect(from: counter)
+        #expect(await !pair.central.isConnected(counter))
+        #expect(try await counter.increment() == 1)
+        #expect(await pair.central.isConnected(counter))
+        // The link drops under the system's feet.
+        let location = try #require(await pair.centralManager.retrieveConnectedPeripherals(withServices: []).first)
+        pair.bus.loseLink(between: pair.centralManager, and: location.id)
+        #expect(await !pair.central.isConnected(counter))
+        #expect(try await counter.increment() == 2)
+    }
+
+    @Test("discovery with nothing advertised returns no actors at its timeout")
+    func nothingFound() async throws {
+        let pair = ConnectedPair()
+        let found = try await pair.central.discover(CounterActor.self, timeout: .milliseconds(100))
+        #expect(found.isEmpty)
+    }
+
+    @Test("systems are isolated: a peripheral system without a central manager cannot call, and vice versa")
+    func roles() async throws {
+        let pair = ConnectedPair()
+        await #expect(throws: BleuError.self) { _ = try await pair.peripheral.discover(CounterActor.self, timeout: .milliseconds(10)) }
+        await #expect(throws: BleuError.self) { try await pair.central.startAdvertising(CounterActor(actorSystem: pair.central)) }
+    }
+}
