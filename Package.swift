@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
+        .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -38,6 +39,9 @@ let package = Package(
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
+        // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
+        .target(name: "BleuHCI", dependencies: ["BleuCore"]),
+        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
