@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
         // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
         .target(name: "BleuHCI", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore"]),
+        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore", "BleuEmulator"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
