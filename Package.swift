@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BleuOrchestration", targets: ["BleuOrchestration"]),
         .library(name: "Bleu", targets: ["Bleu"]),
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
+        .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
     ],
     dependencies: [
@@ -61,6 +62,9 @@ let package = Package(
         // A connected pair of systems and example actors, for users' tests and ours.
         .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
         .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
+        // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
+        .target(name: "BleuHCI", dependencies: ["BleuCore"]),
+        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore", "BleuEmulator"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

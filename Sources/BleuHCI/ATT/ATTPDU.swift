@@ -1,0 +1,241 @@
+import BleuCore
+
+/// Every PDU of the Attribute Protocol (Core Spec Vol 3 Part F §3.4) as a value, with
+/// symmetric ``encoded`` / ``init(decoding:)``.
+///
+/// The codec checks layout only (lengths, formats, counts); whether a handle exists or a range
+/// is valid is the server's business. Attribute types are written in their 2-byte form when
+/// they have one, as ATT requires, so a 16-byte SIG UUID decodes to the same value but
+/// re-encodes shorter.
+public enum ATTPDU: Hashable, Sendable {
+    case errorResponse(requestOpcode: ATTOpcode, handle: UInt16, error: ATTError)
+    case exchangeMTURequest(clientRxMTU: UInt16)
+    case exchangeMTUResponse(serverRxMTU: UInt16)
+    case findInformationRequest(startingHandle: UInt16, endingHandle: UInt16)
+    case findInformationResponse(FindInformationResponse)
+    case findByTypeValueRequest(startingHandle: UInt16, endingHandle: UInt16, type: UInt16, value: [UInt8])
+    case findByTypeValueResponse([HandlesInformation])
+    case readByTypeRequest(startingHandle: UInt16, endingHandle: UInt16, type: BluetoothUUID)
+    /// Every value has the same length (the response's length field).
+    case readByTypeResponse([HandleValue])
+    case readRequest(handle: UInt16)
+    case readResponse(value: [UInt8])
+    case readBlobRequest(handle: UInt16, offset: UInt16)
+    case readBlobResponse(value: [UInt8])
+    /// Two or more handles.
+    case readMultipleRequest(handles: [UInt16])
+    case readMultipleResponse(values: [UInt8])
+    case readByGroupTypeRequest(startingHandle: UInt16, endingHandle: UInt16, type: BluetoothUUID)
+    /// Every value has the same length (the response's length field).
+    case readByGroupTypeResponse([GroupValue])
+    case writeRequest(handle: UInt16, value: [UInt8])
+    case writeResponse
+    case writeCommand(handle: UInt16, value: [UInt8])
+    /// `signature` is the 12-byte authentication signature.
+    case signedWriteCommand(handle: UInt16, value: [UInt8], signature: [UInt8])
+    case prepareWriteRequest(handle: UInt16, offset: UInt16, value: [UInt8])
+    case prepareWriteResponse(handle: UInt16, offset: UInt16, value: [UInt8])
+    /// `commit` false cancels the prepared writes (flags 0x00), true writes them (0x01).
+    case executeWriteRequest(commit: Bool)
+    case executeWriteResponse
+    case handleValueNotification(handle: UInt16, value: [UInt8])
+    case handleValueIndication(handle: UInt16, value: [UInt8])
+    case handleValueConfirmation
+    /// Two or more handles.
+    case readMultipleVariableRequest(handles: [UInt16])
+    /// Each value with its length; the last one may be cut short by the MTU.
+    case readMultipleVariableResponse(values: [[UInt8]])
+    case multipleHandleValueNotification([HandleValue])
+
+    /// A handle and a value (Read By Type Response, Multiple Handle Value Notification).
+    public struct HandleValue: Hashable, Sendable {
+        public var handle: UInt16
+        public var value: [UInt8]
+        public init(handle: UInt16, value: [UInt8]) {
+            self.handle = handle
+            self.value = value
+        }
+    }
+
+    /// A group's first and last handle and the value of its declaration (Read By Group Type Response).
+    public struct GroupValue: Hashable, Sendable {
+        public var handle: UInt16
+        public var endGroupHandle: UInt16
+        public var value: [UInt8]
+        public init(handle: UInt16, endGroupHandle: UInt16, value: [UInt8]) {
+            self.handle = handle
+            self.endGroupHandle = endGroupHandle
+            self.value = value
+        }
+    }
+
+    /// A found attribute and the end of its group (Find By Type Value Response).
+    public struct HandlesInformation: Hashable, Sendable {
+        public var foundHandle: UInt16
+        public var groupEndHandle: UInt16
+        public init(foundHandle: UInt16, groupEndHandle: UInt16) {
+            self.foundHandle = foundHandle
+            self.groupEndHandle = groupEndHandle
+        }
+    }
+
+    /// Handles and types (Find Information Response), all 16-bit or all 128-bit.
+    public struct FindInformationResponse: Hashable, Sendable {
+        public var entries: [Entry]
+        /// Whether the UUIDs go as 16 bytes (format 0x02); also used whenever one has no 16-bit form.
+        public var uses128BitUUIDs: Bool
+
+        public struct Entry: Hashable, Sendable {
+            public var handle: UInt16
+            public var type: BluetoothUUID
+            public init(handle: UInt16, type: BluetoothUUID) {
+                self.handle = handle
+                self.type = type
+            }
+        }
+
+        public init(entries: [Entry], uses128BitUUIDs: Bool = false) {
+            self.entries = entries
+            self.uses128BitUUIDs = uses128BitUUIDs
+        }
+
+        /// The format the response is sent in: 0x01 (16-bit UUIDs) or 0x02 (128-bit).
+        public var format: UInt8 {
+            uses128BitUUIDs || entries.contains { $0.type.uuid16 == nil } ? 0x02 : 0x01
+        }
+
+        /// Equal when they send the same bytes: same entries in the same format.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.entries == rhs.entries && lhs.format == rhs.format
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(entries)
+            hasher.combine(format)
+        }
+    }
+
+    /// The PDU's opcode.
+    public var opcode: ATTOpcode {
+        switch self {
+        case .errorResponse: .errorResponse
+        case .exchangeMTURequest: .exchangeMTURequest
+        case .exchangeMTUResponse: .exchangeMTUResponse
+        case .findInformationRequest: .findInformationRequest
+        case .findInformationResponse: .findInformationResponse
+        case .findByTypeValueRequest: .findByTypeValueRequest
+        case .findByTypeValueResponse: .findByTypeValueResponse
+        case .readByTypeRequest: .readByTypeRequest
+        case .readByTypeResponse: .readByTypeResponse
+        case .readRequest: .readRequest
+        case .readResponse: .readResponse
+        case .readBlobRequest: .readBlobRequest
+        case .readBlobResponse: .readBlobResponse
+        case .readMultipleRequest: .readMultipleRequest
+        case .readMultipleResponse: .readMultipleResponse
+        case .readByGroupTypeRequest: .readByGroupTypeRequest
+        case .readByGroupTypeResponse: .readByGroupTypeResponse
+        case .writeRequest: .writeRequest
+        case .writeResponse: .writeResponse
+        case .writeCommand: .writeCommand
+        case .signedWriteCommand: .signedWriteCommand
+        case .prepareWriteRequest: .prepareWriteRequest
+        case .prepareWriteResponse: .prepareWriteResponse
+        case .executeWriteRequest: .executeWriteRequest
+        case .executeWriteResponse: .executeWriteResponse
+        case .handleValueNotification: .handleValueNotification
+        case .handleValueIndication: .handleValueIndication
+        case .handleValueConfirmation: .handleValueConfirmation
+        case .readMultipleVariableRequest: .readMultipleVariableRequest
+        case .readMultipleVariableResponse: .readMultipleVariableResponse
+        case .multipleHandleValueNotification: .multipleHandleValueNotification
+        }
+    }
+
+    /// The PDU's bytes: opcode, then parameters.
+    public var encoded: [UInt8] {
+        var b: [UInt8] = [opcode.rawValue]
+        switch self {
+        case let .errorResponse(request, handle, error):
+            b.append(request.rawValue)
+            b.appendLE(handle)
+            b.append(error.rawValue)
+        case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
+            b.appendLE(mtu)
+        case let .findInformationRequest(start, end):
+            b.appendLE(start)
+            b.appendLE(end)
+        case .findInformationResponse(let response):
+            let format = response.format
+            b.append(format)
+            for entry in response.entries {
+                b.appendLE(entry.handle)
+                b += entry.type.littleEndianBytes(width: format == 0x01 ? .bits16 : .bits128) ?? []
+            }
+        case let .findByTypeValueRequest(start, end, type, value):
+            b.appendLE(start)
+            b.appendLE(end)
+            b.appendLE(type)
+            b += value
+        case .findByTypeValueResponse(let entries):
+            for e in entries {
+                b.appendLE(e.foundHandle)
+                b.appendLE(e.groupEndHandle)
+            }
+        case let .readByTypeRequest(start, end, type), let .readByGroupTypeRequest(start, end, type):
+            b.appendLE(start)
+            b.appendLE(end)
+            b += type.attBytes
+        case .readByTypeResponse(let entries):
+            b.append(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
+            for e in entries {
+                b.appendLE(e.handle)
+                b += e.value
+            }
+        case .readRequest(let handle):
+            b.appendLE(handle)
+        case .readResponse(let value), .readBlobResponse(let value), .readMultipleResponse(let value):
+            b += value
+        case let .readBlobRequest(handle, offset):
+            b.appendLE(handle)
+            b.appendLE(offset)
+        case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
+            for h in handles { b.appendLE(h) }
+        case .readByGroupTypeResponse(let entries):
+            b.append(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
+            for e in entries {
+                b.appendLE(e.handle)
+                b.appendLE(e.endGroupHandle)
+                b += e.value
+            }
+        case let .writeRequest(handle, value), let .writeCommand(handle, value),
+             let .handleValueNotification(handle, value), let .handleValueIndication(handle, value):
+            b.appendLE(handle)
+            b += value
+        case let .signedWriteCommand(handle, value, signature):
+            b.appendLE(handle)
+            b += value
+            b += signature
+        case let .prepareWriteRequest(handle, offset, value), let .prepareWriteResponse(handle, offset, value):
+            b.appendLE(handle)
+            b.appendLE(offset)
+            b += value
+        case .executeWriteRequest(let commit):
+            b.append(commit ? 0x01 : 0x00)
+        case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
+            break
+        case .readMultipleVariableResponse(let values):
+            for v in values {
+                b.appendLE(UInt16(truncatingIfNeeded: v.count))
+                b += v
+            }
+        case .multipleHandleValueNotification(let entries):
+            for e in entries {
+                b.appendLE(e.handle)
+                b.appendLE(UInt16(truncatingIfNeeded: e.value.count))
+                b += e.value
+            }
+        }
+        return b
+    }
+}

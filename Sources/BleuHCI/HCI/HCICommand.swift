@@ -1,0 +1,214 @@
+/// An HCI command the host sends (Core Spec Vol 4 Part E §7), with symmetric
+/// ``encoded`` / ``init(decoding:)``. Commands this stack does not model travel as ``raw(_:_:)``.
+public enum HCICommand: Hashable, Sendable {
+    case reset
+    case setEventMask(UInt64)
+    case writeLEHostSupport(leSupported: Bool)
+    case readLocalVersionInformation
+    case readLocalSupportedCommands
+    case readLocalSupportedFeatures
+    case readBufferSize
+    case readBDADDR
+    case readRSSI(handle: UInt16)
+    case disconnect(handle: UInt16, reason: UInt8)
+    case leSetEventMask(UInt64)
+    case leReadBufferSize
+    case leReadBufferSizeV2
+    case leReadLocalSupportedFeatures
+    case leSetRandomAddress(BluetoothAddress)
+    case leSetAdvertisingParameters(LEAdvertisingParameters)
+    /// Up to 31 bytes; sent padded to 31 with the length in front.
+    case leSetAdvertisingData([UInt8])
+    case leSetScanResponseData([UInt8])
+    case leSetAdvertisingEnable(Bool)
+    case leSetScanParameters(LEScanParameters)
+    case leSetScanEnable(enable: Bool, filterDuplicates: Bool)
+    case leCreateConnection(LECreateConnectionParameters)
+    case leCreateConnectionCancel
+    case leConnectionUpdate(handle: UInt16, LEConnectionParameters)
+    case leReadRemoteFeatures(handle: UInt16)
+    case leRemoteConnectionParameterRequestReply(handle: UInt16, LEConnectionParameters)
+    case leRemoteConnectionParameterRequestNegativeReply(handle: UInt16, reason: UInt8)
+    case leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: UInt16)
+    case leReadMaximumDataLength
+    case leSetPHY(handle: UInt16, allPHYs: UInt8, txPHYs: UInt8, rxPHYs: UInt8, options: UInt16)
+    case leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters)
+    case leSetExtendedAdvertisingData(LEExtendedAdvertisingData)
+    case leSetExtendedScanResponseData(LEExtendedAdvertisingData)
+    case leSetExtendedAdvertisingEnable(enable: Bool, sets: [LEAdvertisingSetEnable])
+    case leReadMaximumAdvertisingDataLength
+    case leReadNumberOfSupportedAdvertisingSets
+    case leRemoveAdvertisingSet(handle: UInt8)
+    /// One entry per bit set in `phys` (bit 0 LE 1M, bit 2 LE Coded), in bit order.
+    case leSetExtendedScanParameters(ownAddressType: AddressType, filterPolicy: UInt8, phys: UInt8, [LEExtendedScanPHY])
+    case leSetExtendedScanEnable(enable: Bool, filterDuplicates: UInt8, duration: UInt16, period: UInt16)
+    /// One entry per bit set in `phys` (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded), in bit order.
+    case leExtendedCreateConnection(filterPolicy: UInt8, ownAddressType: AddressType, peerAddressType: AddressType,
+                                    peerAddress: BluetoothAddress, phys: UInt8, [LEInitiatingPHY])
+    /// Any other command: its opcode and parameter bytes.
+    case raw(HCIOpcode, [UInt8])
+
+    /// The command's opcode.
+    public var opcode: HCIOpcode {
+        switch self {
+        case .reset: .reset
+        case .setEventMask: .setEventMask
+        case .writeLEHostSupport: .writeLEHostSupport
+        case .readLocalVersionInformation: .readLocalVersionInformation
+        case .readLocalSupportedCommands: .readLocalSupportedCommands
+        case .readLocalSupportedFeatures: .readLocalSupportedFeatures
+        case .readBufferSize: .readBufferSize
+        case .readBDADDR: .readBDADDR
+        case .readRSSI: .readRSSI
+        case .disconnect: .disconnect
+        case .leSetEventMask: .leSetEventMask
+        case .leReadBufferSize: .leReadBufferSize
+        case .leReadBufferSizeV2: .leReadBufferSizeV2
+        case .leReadLocalSupportedFeatures: .leReadLocalSupportedFeatures
+        case .leSetRandomAddress: .leSetRandomAddress
+        case .leSetAdvertisingParameters: .leSetAdvertisingParameters
+        case .leSetAdvertisingData: .leSetAdvertisingData
+        case .leSetScanResponseData: .leSetScanResponseData
+        case .leSetAdvertisingEnable: .leSetAdvertisingEnable
+        case .leSetScanParameters: .leSetScanParameters
+        case .leSetScanEnable: .leSetScanEnable
+        case .leCreateConnection: .leCreateConnection
+        case .leCreateConnectionCancel: .leCreateConnectionCancel
+        case .leConnectionUpdate: .leConnectionUpdate
+        case .leReadRemoteFeatures: .leReadRemoteFeatures
+        case .leRemoteConnectionParameterRequestReply: .leRemoteConnectionParameterRequestReply
+        case .leRemoteConnectionParameterRequestNegativeReply: .leRemoteConnectionParameterRequestNegativeReply
+        case .leSetDataLength: .leSetDataLength
+        case .leReadMaximumDataLength: .leReadMaximumDataLength
+        case .leSetPHY: .leSetPHY
+        case .leSetExtendedAdvertisingParameters: .leSetExtendedAdvertisingParameters
+        case .leSetExtendedAdvertisingData: .leSetExtendedAdvertisingData
+        case .leSetExtendedScanResponseData: .leSetExtendedScanResponseData
+        case .leSetExtendedAdvertisingEnable: .leSetExtendedAdvertisingEnable
+        case .leReadMaximumAdvertisingDataLength: .leReadMaximumAdvertisingDataLength
+        case .leReadNumberOfSupportedAdvertisingSets: .leReadNumberOfSupportedAdvertisingSets
+        case .leRemoveAdvertisingSet: .leRemoveAdvertisingSet
+        case .leSetExtendedScanParameters: .leSetExtendedScanParameters
+        case .leSetExtendedScanEnable: .leSetExtendedScanEnable
+        case .leExtendedCreateConnection: .leExtendedCreateConnection
+        case .raw(let opcode, _): opcode
+        }
+    }
+
+    /// The parameter bytes, without the opcode and length header.
+    public var parameters: [UInt8] {
+        var b: [UInt8] = []
+        switch self {
+        case .reset, .readLocalVersionInformation, .readLocalSupportedCommands, .readLocalSupportedFeatures,
+             .readBufferSize, .readBDADDR, .leReadBufferSize, .leReadBufferSizeV2, .leReadLocalSupportedFeatures,
+             .leCreateConnectionCancel, .leReadMaximumDataLength, .leReadMaximumAdvertisingDataLength,
+             .leReadNumberOfSupportedAdvertisingSets:
+            break
+        case .setEventMask(let mask), .leSetEventMask(let mask):
+            b.appendLE(mask)
+        case .writeLEHostSupport(let on):
+            b += [on ? 1 : 0, 0]
+        case .readRSSI(let handle), .leReadRemoteFeatures(let handle):
+            b.appendLE(handle)
+        case let .disconnect(handle, reason), let .leRemoteConnectionParameterRequestNegativeReply(handle, reason):
+            b.appendLE(handle)
+            b.append(reason)
+        case .leSetRandomAddress(let address):
+            b.append(address)
+        case .leSetAdvertisingParameters(let p):
+            b.appendLE(p.intervalMin)
+            b.appendLE(p.intervalMax)
+            b += [p.advertisingType, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
+            b.append(p.peerAddress)
+            b += [p.channelMap, p.filterPolicy]
+        case .leSetAdvertisingData(let data), .leSetScanResponseData(let data):
+            let clipped = data.prefix(31)
+            b.append(UInt8(clipped.count))
+            b += clipped
+            b += [UInt8](repeating: 0, count: 31 - clipped.count)
+        case .leSetAdvertisingEnable(let on):
+            b.append(on ? 1 : 0)
+        case .leSetScanParameters(let p):
+            b.append(p.scanType)
+            b.appendLE(p.interval)
+            b.appendLE(p.window)
+            b += [p.ownAddressType.rawValue, p.filterPolicy]
+        case let .leSetScanEnable(enable, filterDuplicates):
+            b += [enable ? 1 : 0, filterDuplicates ? 1 : 0]
+        case .leCreateConnection(let p):
+            b.appendLE(p.scanInterval)
+            b.appendLE(p.scanWindow)
+            b += [p.initiatorFilterPolicy, p.peerAddressType.rawValue]
+            b.append(p.peerAddress)
+            b.append(p.ownAddressType.rawValue)
+            p.connection.encode(into: &b)
+        case let .leConnectionUpdate(handle, p), let .leRemoteConnectionParameterRequestReply(handle, p):
+            b.appendLE(handle)
+            p.encode(into: &b)
+        case let .leSetDataLength(handle, octets, time):
+            b.appendLE(handle)
+            b.appendLE(octets)
+            b.appendLE(time)
+        case let .leSetPHY(handle, all, tx, rx, options):
+            b.appendLE(handle)
+            b += [all, tx, rx]
+            b.appendLE(options)
+        case .leSetExtendedAdvertisingParameters(let p):
+            b.append(p.handle)
+            b.appendLE(p.eventProperties)
+            b.appendLE24(p.intervalMin)
+            b.appendLE24(p.intervalMax)
+            b += [p.channelMap, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
+            b.append(p.peerAddress)
+            b += [p.filterPolicy, UInt8(bitPattern: p.txPower), p.primaryPHY, p.secondaryMaxSkip, p.secondaryPHY,
+                  p.sid, p.scanRequestNotification ? 1 : 0]
+        case .leSetExtendedAdvertisingData(let d), .leSetExtendedScanResponseData(let d):
+            b += [d.handle, d.operation, d.fragmentPreference, UInt8(truncatingIfNeeded: d.data.count)]
+            b += d.data
+        case let .leSetExtendedAdvertisingEnable(enable, sets):
+            b += [enable ? 1 : 0, UInt8(truncatingIfNeeded: sets.count)]
+            for set in sets {
+                b.append(set.handle)
+                b.appendLE(set.duration)
+                b.append(set.maxEvents)
+            }
+        case .leRemoveAdvertisingSet(let handle):
+            b.append(handle)
+        case let .leSetExtendedScanParameters(own, filter, phys, entries):
+            b += [own.rawValue, filter, phys]
+            for e in entries {
+                b.append(e.scanType)
+                b.appendLE(e.interval)
+                b.appendLE(e.window)
+            }
+        case let .leSetExtendedScanEnable(enable, filter, duration, period):
+            b += [enable ? 1 : 0, filter]
+            b.appendLE(duration)
+            b.appendLE(period)
+        case let .leExtendedCreateConnection(filter, own, peerType, peer, phys, entries):
+            b += [filter, own.rawValue, peerType.rawValue]
+            b.append(peer)
+            b.append(phys)
+            for e in entries {
+                b.appendLE(e.scanInterval)
+                b.appendLE(e.scanWindow)
+                e.connection.encode(into: &b)
+            }
+        case .raw(_, let parameters):
+            b = parameters
+        }
+        return b
+    }
+
+    /// The HCI command packet: opcode, parameter length, parameters (no H4 indicator).
+    public var encoded: [UInt8] {
+        let p = parameters
+        var b: [UInt8] = []
+        b.appendLE(opcode.rawValue)
+        b.append(UInt8(truncatingIfNeeded: p.count))
+        return b + p
+    }
+
+    /// The command as an H4 packet.
+    public var h4Packet: H4Packet { H4Packet(type: .command, body: encoded) }
+}

@@ -1,0 +1,227 @@
+import BleuCore
+
+/// The bottom of the host stack: owns the transport, sends commands under the controller's
+/// flow control, matches their Command Complete / Command Status, times out commands that get
+/// no answer, sends ACL data under the controller's buffer accounting, and reassembles
+/// incoming ACL into L2CAP frames.
+///
+/// Everything above (L2CAP channels, ATT, GATT, the radio managers) talks to the controller
+/// through this actor. Other events arrive on ``events``, L2CAP frames on ``frames``.
+public actor HCIHost {
+    /// Limits and timeouts.
+    public struct Configuration: Sendable {
+        /// How long a command may wait for its Command Complete / Command Status.
+        public var commandTimeout: Duration
+        /// Commands waiting to be sent at most (beyond that ``send(_:)`` throws).
+        public var maxQueuedCommands: Int
+        /// ACL packets waiting for controller buffers at most.
+        public var maxQueuedACLPackets: Int
+        /// The longest L2CAP PDU accepted from the controller.
+        public var maxReassembledPDULength: Int
+        /// Events and frames buffered for a slow consumer at most (the oldest are kept).
+        public var streamBufferLimit: Int
+
+        public init(commandTimeout: Duration = .seconds(5), maxQueuedCommands: Int = 64, maxQueuedACLPackets: Int = 512,
+                    maxReassembledPDULength: Int = 65_535, streamBufferLimit: Int = 4096) {
+            self.commandTimeout = commandTimeout
+            self.maxQueuedCommands = maxQueuedCommands
+            self.maxQueuedACLPackets = maxQueuedACLPackets
+            self.maxReassembledPDULength = maxReassembledPDULength
+            self.streamBufferLimit = streamBufferLimit
+        }
+    }
+
+    /// An L2CAP frame received on a connection.
+    public struct ReceivedFrame: Sendable, Hashable {
+        public var handle: UInt16
+        public var frame: L2CAPBFrame
+    }
+
+    struct PendingCommand {
+        let id: UInt64
+        let command: HCICommand
+        let continuation: CheckedContinuation<HCIEvent, any Error>
+    }
+
+    let transport: any HCITransport
+    let clock: any Clock<Duration>
+    public let configuration: Configuration
+
+    /// Events other than Command Complete / Command Status / Number Of Completed Packets.
+    public nonisolated let events: AsyncStream<HCIEvent>
+    let eventContinuation: AsyncStream<HCIEvent>.Continuation
+    /// Complete L2CAP frames from the controller.
+    public nonisolated let frames: AsyncStream<ReceivedFrame>
+    let frameContinuation: AsyncStream<ReceivedFrame>.Continuation
+    let outgoing: AsyncStream<H4Packet>.Continuation
+    private let outgoingStream: AsyncStream<H4Packet>
+
+    // Commands
+    var commandCredits = 1
+    var commandQueue: [PendingCommand] = []
+    var commandsInFlight: [PendingCommand] = []
+    var commandTimers: [UInt64: Task<Void, Never>] = [:]
+    var nextCommandID: UInt64 = 0
+
+    // ACL
+    var aclCredits = 0
+    var aclQueue: [ACLPacket] = []
+    var aclInFlight: [UInt16: Int] = [:]
+    var reassembler: ACLReassembler
+    /// Connection handles the host knows to be up (ACL to others is refused).
+    var connectedHandles: Set<UInt16> = []
+
+    var tasks: [Task<Void, Never>] = []
+    var closedReason: String?
+
+    /// What start-up learned about the controller.
+    public private(set) var controller = ControllerInfo()
+    /// Packets from the controller that could not be decoded, or ACL fragments dropped.
+    public private(set) var malformedPacketCount = 0
+    /// The most recent reason a packet was dropped, for diagnostics.
+    public private(set) var lastDropReason: String?
+
+    /// A host over `transport`, its timers on `clock`.
+    public init(transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
+                configuration: Configuration = Configuration()) {
+        self.transport = transport
+        self.clock = clock
+        self.configuration = configuration
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
+        (frames, frameContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
+        (outgoingStream, outgoing) = AsyncStream.makeStream()
+        reassembler = ACLReassembler(maxPDULength: configuration.maxReassembledPDULength)
+    }
+
+    /// Starts reading and writing, then runs the start-up sequence: Reset, Read Local Version,
+    /// Read Local Supported Features, Read BD_ADDR, Set Event Mask, LE Set Event Mask, LE Read
+    /// Buffer Size (falling back to Read Buffer Size), LE Read Local Supported Features.
+    @discardableResult
+    public func start() async throws -> ControllerInfo {
+        if tasks.isEmpty { startIO() }
+        var info = ControllerInfo()
+        _ = try await step("Reset", .reset)
+        info.version = try? LocalVersionInformation(returnParameters: try await step("Read Local Version", .readLocalVersionInformation))
+        info.features = (try? featureMask(returnParameters: try await step("Read Local Features", .readLocalSupportedFeatures))) ?? 0
+        info.address = try BluetoothAddress(readBDADDRReturnParameters: try await step("Read BD_ADDR", .readBDADDR))
+        _ = try await step("Set Event Mask", .setEventMask(Self.eventMask))
+        _ = try await step("LE Set Event Mask", .leSetEventMask(Self.leEventMask))
+        let le = try LEBufferSize(returnParameters: try await step("LE Read Buffer Size", .leReadBufferSize))
+        if le.aclDataPacketLength > 0, le.totalNumACLDataPackets > 0 {
+            info.aclDataPacketLength = Int(le.aclDataPacketLength)
+            info.totalNumACLDataPackets = Int(le.totalNumACLDataPackets)
+        } else {
+            let shared = try BufferSize(returnParameters: try await step("Read Buffer Size", .readBufferSize))
+            info.aclDataPacketLength = max(1, Int(shared.aclDataPacketLength))
+            info.totalNumACLDataPackets = max(1, Int(shared.totalNumACLDataPackets))
+        }
+        info.leFeatures = (try? featureMask(returnParameters:
+            try await step("LE Read Local Features", .leReadLocalSupportedFeatures))) ?? 0
+        controller = info
+        aclCredits = info.totalNumACLDataPackets
+        aclInFlight = [:]
+        return info
+    }
+
+    private func step(_ name: String, _ command: HCICommand) async throws -> [UInt8] {
+        do {
+            return try await execute(command)
+        } catch {
+            throw HCIHostError.initializationFailed(step: name, reason: "\(error)")
+        }
+    }
+
+    /// Stops the host: closes the transport, fails waiting commands, ends the streams.
+    public func stop() async {
+        await transport.close()
+        shutDown(reason: "the host was stopped")
+    }
+
+    private func startIO() {
+        let transport = self.transport
+        let outgoingStream = self.outgoingStream
+        tasks.append(Task { [weak self] in
+            do {
+                for try await packet in transport.incoming {
+                    guard let self else { return }
+                    await self.receive(packet)
+                }
+                await self?.shutDown(reason: "the controller closed the link")
+            } catch {
+                await self?.shutDown(reason: "\(error)")
+            }
+        })
+        tasks.append(Task { [weak self] in
+            for await packet in outgoingStream {
+                do {
+                    try await transport.send(packet)
+                } catch {
+                    await self?.shutDown(reason: "sending failed: \(error)")
+                    return
+                }
+            }
+        })
+    }
+
+    func shutDown(reason: String) {
+        guard closedReason == nil else { return }
+        closedReason = reason
+        let error = HCIHostError.transportClosed(reason)
+        for pending in commandQueue + commandsInFlight { pending.continuation.resume(throwing: error) }
+        commandQueue = []
+        commandsInFlight = []
+        for timer in commandTimers.values { timer.cancel() }
+        commandTimers = [:]
+        aclQueue = []
+        outgoing.finish()
+        eventContinuation.finish()
+        frameContinuation.finish()
+    }
+
+    // MARK: Receiving
+
+    func receive(_ packet: H4Packet) {
+        switch packet.type {
+        case .event:
+            do {
+                handle(try HCIEvent(decoding: packet.body))
+            } catch {
+                noteDrop("malformed event: \(error)")
+            }
+        case .acl:
+            do {
+                receiveACL(try ACLPacket(decoding: packet.body))
+            } catch {
+                noteDrop("malformed ACL packet: \(error)")
+            }
+        default:
+            noteDrop("unexpected \(packet.type) packet from the controller")
+        }
+    }
+
+    func noteDrop(_ reason: String) {
+        malformedPacketCount += 1
+        lastDropReason = reason
+    }
+
+    private func handle(_ event: HCIEvent) {
+        switch event {
+        case let .commandComplete(credits, opcode, _):
+            commandAnswered(opcode: opcode, credits: credits, event: event, failure: nil)
+        case let .commandStatus(status, credits, opcode):
+            commandAnswered(opcode: opcode, credits: credits, event: event,
+                            failure: status == 0 ? nil : HCIHostError.commandFailed(opcode, HCIStatus(rawValue: status)))
+        case .numberOfCompletedPackets(let entries):
+            packetsCompleted(entries)
+        case let .disconnectionComplete(status, handle, _):
+            if status == 0 { connectionClosed(handle) }
+            eventContinuation.yield(event)
+        case .le(.connectionComplete(let c)), .le(.enhancedConnectionComplete(let c)),
+             .le(.enhancedConnectionCompleteV2(let c)):
+            if c.status == 0 { connectedHandles.insert(c.handle) }
+            eventContinuation.yield(event)
+        default:
+            eventContinuation.yield(event)
+        }
+    }
+}
