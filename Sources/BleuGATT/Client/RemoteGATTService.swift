@@ -156,8 +156,14 @@ public struct RemoteGATTService: Sendable {
             throw GATTError.notPermitted(characteristic: name, operation: .subscribe, properties: remote.properties)
         }
         let client = client
-        let raw = try await client.central.subscribe(to: remote)
-        client.subscriptionOpened(remote)
+        await client.subscriptionOpening(remote)
+        let raw: AsyncThrowingStream<Data, any Error>
+        do {
+            raw = try await client.central.subscribe(to: remote)
+        } catch {
+            client.subscriptionEnded(remote)
+            throw error
+        }
         let values = DecodedValues(raw, decode: decode) { client.subscriptionEnded(remote) }
         return AsyncThrowingStream { try await values.next() }
     }
