@@ -14,6 +14,7 @@ public struct RemoteGATTService: Sendable {
     /// The characteristics discovered.
     public let characteristics: [RemoteCharacteristic]
 
+    /// A service from its parts; usually made by ``GATTClient/discover(_:)-(Service.Type)``.
     public init(client: GATTClient, service: RemoteService, name: String, characteristics: [RemoteCharacteristic]) {
         self.client = client
         self.service = service
