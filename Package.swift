@@ -72,6 +72,7 @@ let package = Package(
                 "BleuCore",
                 "BleuEmulator",
                 "BleuWire", "CZlib",
+                "BleuGATT",
             ],
             path: "Benchmarks/bleu-bench"
         ),

@@ -147,6 +147,39 @@ struct TypedServerTests {
         #expect(try await service.read(TestControlService.label) == String(repeating: "Ω-label ", count: 40))
     }
 
+    @Test("a subscriber that does not keep up holds the sensor back: notify waits for room (cancellable) and nothing piles up")
+    func notifyHeldBack() async throws {
+        var configuration = EmulatorConfiguration.instant
+        configuration.notificationQueueDepth = 1
+        configuration.subscriptionBufferLimit = 1
+        let (fixture, battery) = try await GATTFixture.make(configuration: configuration) { server in
+            try await server.host(BatteryService.self)
+        }
+        var events = fixture.peripheral.events()
+        let remote = try await fixture.client.discover(BatteryService.self)
+        let levels = try await remote.subscribe(to: BatteryService.level)
+        _ = await events.first { if case .subscribed = $0 { true } else { false } }
+        try await battery.notify(BatteryService.level, 1)   // in the central's stream
+        try await battery.notify(BatteryService.level, 2)   // in the queue, held back by the full stream
+        let stuck = Task { try await battery.notify(BatteryService.level, 3) }
+        stuck.cancel()
+        #expect(await thrown { try await stuck.value } is CancellationError, "the third value had no room and was not buffered")
+        var iterator = levels.makeAsyncIterator()
+        #expect(try await iterator.next() == 1)
+        #expect(try await iterator.next() == 2)
+        try await battery.notify(BatteryService.level, 4)
+        #expect(try await iterator.next() == 4)
+    }
+
+    @Test("notifying on a radio that is off fails with its state instead of waiting for room")
+    func notifyPoweredOff() async throws {
+        let (fixture, battery) = try await GATTFixture.make { server in
+            try await server.host(BatteryService.self)
+        }
+        fixture.bus.setState(.poweredOff, of: fixture.peripheral)
+        #expect(await thrown { try await battery.notify(BatteryService.level, 50) } as? BleuError == .bluetoothPoweredOff)
+    }
+
     @Test("handlers must belong to characteristics the service declares and allow")
     func handlerValidation() async throws {
         let server = GATTServer(peripheral: EmulatedPeripheralManager(bus: EmulatorBus(configuration: .instant)))

@@ -24,8 +24,15 @@ public final class GATTClient: Sendable {
     /// The peripheral, as `central` identifies it.
     public let peripheral: UUID
 
-    /// Open typed value streams per characteristic value handle.
-    let subscriptionCounts = Locked<[UInt16: Int]>([:])
+    struct Subscriptions {
+        /// Open typed value streams per characteristic value handle.
+        var counts: [UInt16: Int] = [:]
+        /// Unsubscriptions under way, per value handle; at most one each.
+        var unsubscribing: [UInt16: (id: Int, task: Task<Void, Never>)] = [:]
+        var nextID = 0
+    }
+
+    let subscriptions = Locked(Subscriptions())
 
     /// A client of `peripheral`, which `central` must have connected (or connect before the
     /// first operation).
@@ -103,29 +110,42 @@ public final class GATTClient: Sendable {
 
     // MARK: Subscriptions
 
-    /// A typed stream of a characteristic's values opened.
-    func subscriptionOpened(_ characteristic: RemoteCharacteristic) {
-        subscriptionCounts.withLock { $0[characteristic.valueHandle, default: 0] += 1 }
+    /// A typed stream of a characteristic's values is about to open: counted first, so an
+    /// unsubscription of its predecessor that has not run yet stands down; one that already
+    /// runs is awaited, so it cannot end the new stream's subscription.
+    func subscriptionOpening(_ characteristic: RemoteCharacteristic) async {
+        let pending = subscriptions.withLock { state -> Task<Void, Never>? in
+            state.counts[characteristic.valueHandle, default: 0] += 1
+            return state.unsubscribing[characteristic.valueHandle]?.task
+        }
+        await pending?.value
     }
 
-    /// A typed stream ended: the peripheral is told to stop when it was the last one.
+    /// A typed stream ended (or failed to open): the peripheral is told to stop when it was
+    /// the last one.
     func subscriptionEnded(_ characteristic: RemoteCharacteristic) {
-        let last = subscriptionCounts.withLock { counts -> Bool in
-            let left = (counts[characteristic.valueHandle] ?? 1) - 1
-            counts[characteristic.valueHandle] = left > 0 ? left : nil
-            return left <= 0
-        }
-        guard last else { return }
-        Task {
-            // A stream opened again meanwhile keeps the subscription.
-            guard openStreams(of: characteristic) == 0 else { return }
-            // Not connected any more, or already unsubscribed: nothing to undo.
-            try? await central.unsubscribe(from: characteristic)
+        let handle = characteristic.valueHandle
+        subscriptions.withLock { state in
+            let left = (state.counts[handle] ?? 1) - 1
+            state.counts[handle] = left > 0 ? left : nil
+            guard left <= 0 else { return }
+            let id = state.nextID
+            state.nextID += 1
+            let task = Task { [central, subscriptions] in
+                // Stand down if a stream opened meanwhile (it counted itself under this lock).
+                guard subscriptions.withLock({ $0.counts[handle] == nil }) else { return }
+                // Not connected any more, or already unsubscribed: nothing to undo.
+                try? await central.unsubscribe(from: characteristic)
+                subscriptions.withLock { state in
+                    if state.unsubscribing[handle]?.id == id { state.unsubscribing[handle] = nil }
+                }
+            }
+            state.unsubscribing[handle] = (id, task)
         }
     }
 
     /// The number of typed streams open on a characteristic (for tests and diagnostics).
     public func openStreams(of characteristic: RemoteCharacteristic) -> Int {
-        subscriptionCounts.withLock { $0[characteristic.valueHandle] ?? 0 }
+        subscriptions.withLock { $0.counts[characteristic.valueHandle] ?? 0 }
     }
 }

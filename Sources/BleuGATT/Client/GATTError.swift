@@ -28,6 +28,7 @@ public enum GATTError: Error, Sendable, Hashable {
 }
 
 extension GATTError: CustomStringConvertible, LocalizedError {
+    /// What failed, why, and what to do.
     public var description: String {
         switch self {
         case .serviceNotFound(let service, let uuid, let peripheral):

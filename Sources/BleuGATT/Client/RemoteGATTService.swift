@@ -14,6 +14,7 @@ public struct RemoteGATTService: Sendable {
     /// The characteristics discovered.
     public let characteristics: [RemoteCharacteristic]
 
+    /// A service from its parts; usually made by ``GATTClient/discover(_:)-(Service.Type)``.
     public init(client: GATTClient, service: RemoteService, name: String, characteristics: [RemoteCharacteristic]) {
         self.client = client
         self.service = service
@@ -156,8 +157,14 @@ public struct RemoteGATTService: Sendable {
             throw GATTError.notPermitted(characteristic: name, operation: .subscribe, properties: remote.properties)
         }
         let client = client
-        let raw = try await client.central.subscribe(to: remote)
-        client.subscriptionOpened(remote)
+        await client.subscriptionOpening(remote)
+        let raw: AsyncThrowingStream<Data, any Error>
+        do {
+            raw = try await client.central.subscribe(to: remote)
+        } catch {
+            client.subscriptionEnded(remote)
+            throw error
+        }
         let values = DecodedValues(raw, decode: decode) { client.subscriptionEnded(remote) }
         return AsyncThrowingStream { try await values.next() }
     }

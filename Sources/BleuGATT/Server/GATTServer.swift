@@ -92,7 +92,8 @@ public final class GATTServer: Sendable {
         ready.fail(BleuError.cancelled)
     }
 
-    /// Write commands dropped because their value did not decode.
+    /// Writes without response that were not applied: their value did not decode, no handler
+    /// takes them, or the handler threw. (A write with response gets its error as the answer.)
     public var droppedCommands: Int { state.withLock { $0.droppedCommands } }
 
     // MARK: Hosting
@@ -161,6 +162,8 @@ public final class GATTServer: Sendable {
         while true {
             let generation = ready.current
             if await peripheral.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) { return }
+            // A radio that is not on refuses every value and never gets ready: say why instead of waiting.
+            if let error = await peripheral.state.unavailableError { throw error }
             try await ready.wait(after: generation)
         }
     }
@@ -174,7 +177,7 @@ public final class GATTServer: Sendable {
         case .readyToUpdateSubscribers:
             ready.advance()
         case .stateChanged(let managerState):
-            if let error = managerState.unavailableError { ready.fail(error) }
+            if let error = managerState.unavailableError { ready.failWaiters(error) }
         case .subscribed(let central, let characteristic):
             state.withLock { _ = $0.subscribers[characteristic.valueHandle, default: []].insert(central) }
         case .unsubscribed(let central, let characteristic):
@@ -204,6 +207,7 @@ public final class GATTServer: Sendable {
             }
             guard !entries.isEmpty else { return }   // another component's service
             let result = await write(batch, entries: entries, state: state)
+            if case .failure = result, !batch.needsResponse { state.withLock { $0.droppedCommands += 1 } }
             await peripheral.respond(to: batch, with: result)
         default:
             break
@@ -261,7 +265,6 @@ public final class GATTServer: Sendable {
             case .success(let call):
                 calls.append((handle, value, call))
             case .failure(let error):
-                if !batch.needsResponse { state.withLock { $0.droppedCommands += 1 } }
                 return .failure(error.attError)
             }
         }

@@ -27,6 +27,15 @@ final class GenerationSignal: Sendable {
         for continuation in resumed { continuation.resume() }
     }
 
+    /// Resumes the tasks waiting now with `error`; later waiters wait as usual.
+    func failWaiters(_ error: any Error) {
+        let resumed = state.withLock { state in
+            defer { state.waiters.removeAll() }
+            return state.waiters.values.map(\.continuation)
+        }
+        for continuation in resumed { continuation.resume(throwing: error) }
+    }
+
     /// Resumes every waiter, now and later, with `error`; a later ``advance()`` does not undo it.
     func fail(_ error: any Error) {
         let resumed = state.withLock { state in

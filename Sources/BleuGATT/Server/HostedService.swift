@@ -21,8 +21,8 @@ public struct HostedService: Sendable {
     }
 
     /// Sends a value to the centrals subscribed to `characteristic` (all, or those listed): a
-    /// notification or an indication, as each central subscribed. The value becomes what reads
-    /// without a read handler get. When the radio's notification queue is full this waits for
+    /// notification or an indication, as each central subscribed. Once sent, the value becomes
+    /// what reads without a read handler get. When the radio's notification queue is full this waits for
     /// its ready event and tries again, so values are never dropped and never pile up: the
     /// caller is held back instead. Throws ``GATTError/encodingFailed(_:)`` for a value the
     /// layout cannot carry, ``GATTError/notPermitted(characteristic:operation:properties:)``
@@ -34,8 +34,8 @@ public struct HostedService: Sendable {
             throw GATTError.notPermitted(characteristic: characteristic.name, operation: .notify, properties: target.properties)
         }
         let data = try encode(value, characteristic)
-        server.setValue(data, handle: target.valueHandle)
         try await server.send(data, for: target, to: centrals)
+        server.setValue(data, handle: target.valueHandle)
     }
 
     /// Sets the value reads of `characteristic` get when it has no read handler, without
