@@ -6,7 +6,7 @@ import Logging
 /// The central's end of one actor's service on one connection: sends requests on the call
 /// characteristic (write without response, flow-controlled), matches replies from the reply
 /// characteristic's notifications to waiting calls, and interns method names per connection.
-final class ClientChannel: Sendable {
+final class ClientChannel: StreamReceiver {
     let actorID: UUID
     let peripheral: UUID
     private let call: RemoteCharacteristic
@@ -35,7 +35,8 @@ final class ClientChannel: Sendable {
         /// Calls in flight or queued for a slot.
         var admitted = 0
         var closed: (any Error)?
-        var onStreamReply: (@Sendable (Reply) -> Void)?
+        /// Streams the caller opened, and how many elements each consumed since its last credit.
+        var streams: [UInt32: (inbox: StreamInbox, consumed: Int)] = [:]
     }
 
     init(actorID: UUID, peripheral: UUID, call: RemoteCharacteristic, manager: any CentralManager, ready: ReadySignal,
@@ -67,11 +68,6 @@ final class ClientChannel: Sendable {
             }
         }
         receiver.withLock { $0 = task }
-    }
-
-    /// Where replies that belong to streams go.
-    func setStreamReplyHandler(_ handler: @escaping @Sendable (Reply) -> Void) {
-        state.withLock { $0.onStreamReply = handler }
     }
 
     var isClosed: Bool { state.withLock { $0.closed != nil } }
@@ -233,8 +229,18 @@ final class ClientChannel: Sendable {
             switch reply {
             case .value, .void, .error, .remoteError:
                 finish(reply.id, .success(reply))
-            case .streamElement, .streamEnd, .streamFailed:
-                state.withLock { $0.onStreamReply }?(reply)
+            case .streamElement(let id, let bytes):
+                if let inbox = state.withLock({ $0.streams[id]?.inbox }) {
+                    inbox.push(bytes)
+                } else {
+                    limits.logger.debug("an element of unknown stream \(id) from \(peripheral); cancelling it")
+                    Task { [weak self] in try? await self?.send(Request.cancelStream(stream: id).encoded()) }
+                }
+            case .streamEnd(let id):
+                state.withLock { $0.streams.removeValue(forKey: id) }?.inbox.finish(.end)
+            case .streamFailed(let id, let type, let message):
+                state.withLock { $0.streams.removeValue(forKey: id) }?.inbox
+                    .finish(.failure(RemoteCallError(typeName: type, message: message)))
             }
         case .success(nil):
             break
@@ -258,6 +264,48 @@ final class ClientChannel: Sendable {
             return waiting
         }
         for (_, continuation) in waiting { continuation?.resume(throwing: error) }
+        let streams = state.withLock { state in
+            defer { state.streams.removeAll() }
+            return state.streams.values.map(\.inbox)
+        }
+        for inbox in streams { inbox.finish(.failure(error)) }
         receiver.withLock { $0?.cancel() }
+    }
+
+    // MARK: Streams
+
+    var elementDecoder: CBORDecoder { limits.decoder }
+
+    /// Opens a stream a reply announced: registers its inbox and grants the first credits.
+    func openStream(_ id: UInt32) -> StreamInbox {
+        let capacity = limits.streamBufferLimit
+        let inbox = StreamInbox(capacity: capacity, onCancel: { [weak self] in
+            guard let self else { return }
+            self.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+            Task { try? await self.send(Request.cancelStream(stream: id).encoded()) }
+        }, onDequeue: { [weak self] in
+            guard let self else { return }
+            let threshold = max(1, capacity / 2)
+            let grant: Int? = self.state.withLock { state in
+                guard let entry = state.streams[id] else { return nil }
+                let consumed = entry.consumed + 1
+                state.streams[id] = (entry.inbox, consumed >= threshold ? 0 : consumed)
+                return consumed >= threshold ? consumed : nil
+            }
+            if let grant {
+                Task { try? await self.send(Request.streamCredit(stream: id, credits: UInt32(grant)).encoded()) }
+            }
+        })
+        let closed: (any Error)? = state.withLock { state in
+            if let closed = state.closed { return closed }
+            state.streams[id] = (inbox, 0)
+            return nil
+        }
+        if let closed {
+            inbox.finish(.failure(closed))
+        } else {
+            Task { [weak self] in try? await self?.send(Request.streamCredit(stream: id, credits: UInt32(capacity)).encoded()) }
+        }
+        return inbox
     }
 }

@@ -21,8 +21,10 @@ extension PeripheralHost {
         case .cancel(let id):
             let task = state.withLock { $0.sessions[key]?.running[id] }
             task?.cancel()
-        case .cancelStream:
-            break
+        case .cancelStream(let id):
+            cancelStream(id, key: key)
+        case .streamCredit(let id, let credits):
+            grant(credits, to: id, key: key)
         case .call(let id, let method, let arguments):
             start(id, method: method, definition: nil, arguments: arguments, key: key)
         case .define(let id, let method, let definition, let arguments):

@@ -31,6 +31,16 @@ final class PeripheralHost: Sendable {
         var running: [UInt32: Task<Void, Never>] = [:]
         var fragmenter: Fragmenter
         let gate = SerialGate()
+        var streams: [UInt32: OutboundStream] = [:]
+        var nextStream: UInt32 = 0
+    }
+
+    /// A stream this peripheral produces for a central: the credits the central granted, the
+    /// producer waiting for one, and the task pulling the source.
+    struct OutboundStream: Sendable {
+        var credits = 0
+        var waiter: CheckedContinuation<Bool, Never>?
+        var task: Task<Void, Never>?
     }
 
     struct State: Sendable {
@@ -112,15 +122,20 @@ final class PeripheralHost: Sendable {
         case .writeRequests(let batch):
             await handle(batch)
         case .centralDisconnected(let central, _):
-            let running = state.withLock { state in
+            let (running, waiters) = state.withLock { state in
                 var tasks: [Task<Void, Never>] = []
+                var waiters: [CheckedContinuation<Bool, Never>] = []
                 for key in state.sessions.keys where key.central == central {
-                    tasks += state.sessions.removeValue(forKey: key)?.running.values.map { $0 } ?? []
+                    guard let session = state.sessions.removeValue(forKey: key) else { continue }
+                    tasks += session.running.values
+                    tasks += session.streams.values.compactMap(\.task)
+                    waiters += session.streams.values.compactMap(\.waiter)
                     state.reassembler.removePeer(key)
                 }
-                return tasks
+                return (tasks, waiters)
             }
             for task in running { task.cancel() }
+            for waiter in waiters { waiter.resume(returning: false) }
             ready.signal()
         case .readyToUpdateSubscribers:
             ready.signal()
