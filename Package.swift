@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Bleu", targets: ["Bleu"]),
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
+        .executable(name: "bleu", targets: ["bleu"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -49,6 +50,15 @@ let package = Package(
         // A connected pair of systems and example actors, for users' tests and ours.
         .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
         .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
+        // The command-line tool: `bleu demo` (subcommands in their own folders).
+        .executableTarget(
+            name: "bleu",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                "Bleu", "BleuCore", "BleuEmulator",
+            ]
+        ),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
