@@ -66,6 +66,7 @@ let package = Package(
                 "BleuCore",
                 "BleuEmulator",
                 "BleuWire", "CZlib",
+                "Bleu",
             ],
             path: "Benchmarks/bleu-bench"
         ),
