@@ -19,6 +19,8 @@ final class ClientChannel: StreamReceiver {
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
 
+    private static let systemErrorType = _mangledTypeName(BLEActorSystemError.self) ?? ""
+
     private enum Pending {
         case waiting(CheckedContinuation<Reply, any Error>?)
         case done(Result<Reply, any Error>)
@@ -115,11 +117,17 @@ final class ClientChannel: StreamReceiver {
         return try await withTaskCancellationHandler {
             do {
                 try await send(request.encoded())
-                if case .define = request { state.withLock { _ = $0.defined.insert(method) } }
             } catch {
                 finish(id, .failure(error))
             }
             let reply = try await outcome(of: id)
+            // The definition is known there once a call of it was answered by the method
+            // itself (a refusal by the system may mean the definition never arrived).
+            if case .define = request {
+                if case .error(_, let type, _) = reply, type == Self.systemErrorType {} else {
+                    state.withLock { _ = $0.defined.insert(method) }
+                }
+            }
             return reply
         } onCancel: {
             finish(id, .failure(BleuError.cancelled))
