@@ -19,6 +19,10 @@ final class ClientChannel: StreamReceiver {
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
 
+    /// Call ids rotate through 0–127, so they take one byte on air; the pending-call limit
+    /// stays below 128, so a free id always exists.
+    private static let callIDMask: UInt32 = 0x7F
+
     private static let systemErrorType = _mangledTypeName(BLEActorSystemError.self) ?? ""
 
     private enum Pending {
@@ -89,8 +93,8 @@ final class ClientChannel: StreamReceiver {
         let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
             if let error = state.closed { throw error }
             var id = state.nextCall
-            while state.calls[id] != nil { id = (id &+ 1) & 0x3FFF }
-            state.nextCall = (id &+ 1) & 0x3FFF
+            while state.calls[id] != nil { id = (id &+ 1) & Self.callIDMask }
+            state.nextCall = (id &+ 1) & Self.callIDMask
             state.calls[id] = .waiting(nil)
             let method: UInt32
             if let known = state.methods[definition] {

@@ -20,7 +20,8 @@ extension BLEActorSystem {
         /// most this many in flight per actor and queues the rest.
         public var maximumConcurrentCallsPerCentral: Int
         /// Calls in flight to one remote actor at once (central side); past that a call fails
-        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``.
+        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``. At most 120 (call ids take
+        /// one byte).
         public var maximumPendingCallsPerActor: Int
         /// Distinct methods (with their generic substitutions) interned on one connection.
         public var maximumMethodsPerConnection: Int
@@ -52,7 +53,7 @@ extension BLEActorSystem {
             self.connectionAttempts = max(1, connectionAttempts)
             self.maximumMessageSize = max(64, maximumMessageSize)
             self.maximumConcurrentCallsPerCentral = max(1, maximumConcurrentCallsPerCentral)
-            self.maximumPendingCallsPerActor = max(1, maximumPendingCallsPerActor)
+            self.maximumPendingCallsPerActor = min(120, max(1, maximumPendingCallsPerActor))
             self.maximumMethodsPerConnection = max(1, maximumMethodsPerConnection)
             self.streamBufferLimit = max(1, streamBufferLimit)
             self.maximumStreamsPerCentral = max(1, maximumStreamsPerCentral)
