@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
+        .executable(name: "bleu", targets: ["bleu"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -65,6 +66,15 @@ let package = Package(
         // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
         .target(name: "BleuHCI", dependencies: ["BleuCore"]),
         .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore", "BleuEmulator"]),
+        // The command-line tool: `bleu demo` (subcommands in their own folders).
+        .executableTarget(
+            name: "bleu",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                "Bleu", "BleuCore", "BleuEmulator",
+            ]
+        ),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
@@ -73,6 +83,7 @@ let package = Package(
                 "BleuEmulator",
                 "BleuWire", "CZlib",
                 "BleuGATT",
+                "Bleu",
             ],
             path: "Benchmarks/bleu-bench"
         ),

@@ -27,5 +27,11 @@ if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" >/de
     exit 1
 fi
 
+echo "== Release build: distributed actors under whole-module optimisation (bleu demo, instant link)"
+swift build -c release --product bleu 2>&1 | tail -1
+"$(swift build -c release --show-bin-path)/bleu" demo --instant --seconds 0.5 >/dev/null
+echo "bleu demo (release): ok"
+
+
 echo "== Test"
 swift test --skip-build "$@"

@@ -4,5 +4,6 @@ enum BenchmarkRegistry {
         LinkBenchmark(),
         WireBenchmark(), CodecBenchmark(),
         GATTBenchmark(),
+        RPCBenchmark(),
     ]
 }

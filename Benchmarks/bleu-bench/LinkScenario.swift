@@ -107,7 +107,7 @@ enum LinkScenario {
     }
 
     /// Write-without-response then notification echoes per second on `.instant`.
-    static func echoRate(seconds: Double) async throws -> Double {
+    static func echoRate(seconds: Double, bytes: Int = 1) async throws -> Double {
         let (_, peripheral, published, central, remote) = try await connect(.instant)
         let requests = peripheral.events()
         let echo = Task {
@@ -123,7 +123,7 @@ enum LinkScenario {
         var rounds = 0
         while start.duration(to: clock.now).seconds < seconds {
             for _ in 0..<100 {
-                try await central.write(Data([UInt8(rounds & 0xFF)]), to: remote, type: .withoutResponse)
+                try await central.write(Data(repeating: UInt8(rounds & 0xFF), count: bytes), to: remote, type: .withoutResponse)
                 _ = try await replies.next()
                 rounds += 1
             }

@@ -125,3 +125,46 @@ struct WrongProtocolTests {
         #expect(try await counter.increment() == 1)
     }
 }
+
+@Suite("Bounds on the peripheral")
+struct PeripheralBoundsTests {
+    @Test("a request over the peripheral's maximum message size gets a messageTooLarge reply, not silence")
+    func oversizedAtPeripheral() async throws {
+        var small = BLEActorSystem.Configuration.fast
+        small.maximumMessageSize = 1024
+        let bus = EmulatorBus(configuration: .instant)
+        let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus), configuration: small)
+        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: .fast)
+        let hosted = EchoActor(actorSystem: peripheral)
+        try await peripheral.startAdvertising(hosted)
+        let echo = try await central.connect(to: hosted.id, as: EchoActor.self)
+        do {
+            _ = try await echo.bytes(Data(count: 4000))
+            Issue.record("the call returned")
+        } catch BLEActorSystemError.messageTooLarge(_, let maximum) {
+            #expect(maximum == 1024)
+        }
+        #expect(try await echo.bytes(Data(count: 100)) == 100)
+    }
+
+    @Test("calls past the peripheral's concurrency limit are refused with tooManyConcurrentCalls")
+    func concurrencyLimit() async throws {
+        var strict = BLEActorSystem.Configuration.fast
+        strict.maximumConcurrentCallsPerCentral = 2
+        var eager = BLEActorSystem.Configuration.fast
+        eager.maximumConcurrentCallsPerCentral = 8
+        let bus = EmulatorBus(configuration: .instant)
+        let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus), configuration: strict)
+        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: eager)
+        let latch = Latch()
+        let hosted = BlockingActor(actorSystem: peripheral, latch: latch)
+        try await peripheral.startAdvertising(hosted)
+        let blocking = try await central.connect(to: hosted.id, as: BlockingActor.self)
+        let running = (0..<2).map { _ in Task { try await blocking.block() } }
+        var entered = latch.entered.makeAsyncIterator()
+        await entered.next()
+        await entered.next()
+        await #expect(throws: BLEActorSystemError.tooManyConcurrentCalls(limit: 2)) { _ = try await blocking.quick() }
+        for task in running { task.cancel() }
+    }
+}

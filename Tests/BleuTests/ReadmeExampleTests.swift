@@ -6,7 +6,7 @@ import Testing
 
 // The example of the README, as written there.
 @Resolvable
-protocol TemperatureSensor: PeripheralActor {
+public protocol TemperatureSensor: PeripheralActor {
     distributed func getTemperature() async throws -> Double
     distributed func setUpdateInterval(_ seconds: Int) async throws
 }

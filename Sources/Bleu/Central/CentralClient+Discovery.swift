@@ -88,16 +88,17 @@ extension CentralClient {
         return found
     }
 
-    /// ``link(to:)``, trying again when the connection fails to be established (a busy or
-    /// unreliable radio fails some attempts).
-    private func linkRetrying(_ peripheral: UUID) async throws -> ConnectedPeripheral {
-        var attempt = 0
+    /// ``link(to:)``, trying again when connecting or setting up the link fails (a busy or
+    /// unreliable radio fails some attempts, or loses the link during setup), up to
+    /// ``BLEActorSystem/Configuration/connectionAttempts`` times.
+    func linkRetrying(_ peripheral: UUID) async throws -> ConnectedPeripheral {
+        var attempt = 1
         while true {
             do {
                 return try await link(to: peripheral)
-            } catch BleuError.connectionFailed(_, let reason) where attempt < configuration.connectionAttempts - 1 {
+            } catch let error as BleuError where error != .cancelled && attempt < configuration.connectionAttempts && !Task.isCancelled {
                 attempt += 1
-                configuration.logger.debug("connecting to \(peripheral) failed (\(reason)); attempt \(attempt + 1)")
+                configuration.logger.debug("setting up \(peripheral) failed (\(error)); attempt \(attempt)")
             }
         }
     }

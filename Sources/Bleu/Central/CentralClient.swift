@@ -92,7 +92,8 @@ final class CentralClient: Sendable {
     func channel(for id: UUID) async throws -> ClientChannel {
         let (location, wanted) = state.withLock { ($0.directory[id], $0.wanted[id]) }
         if let location {
-            let link = try await link(to: location.peripheral)
+            // Setting up a link sends no call, so a failed attempt is safe to repeat.
+            let link = try await linkRetrying(location.peripheral)
             if let channel = link.channels[id] { return channel }
             throw BLEActorSystemError.actorNotFound(id)
         }

@@ -6,7 +6,7 @@ import Logging
 /// The central's end of one actor's service on one connection: sends requests on the call
 /// characteristic (write without response, flow-controlled), matches replies from the reply
 /// characteristic's notifications to waiting calls, and interns method names per connection.
-final class ClientChannel: Sendable {
+final class ClientChannel: StreamReceiver {
     let actorID: UUID
     let peripheral: UUID
     private let call: RemoteCharacteristic
@@ -18,6 +18,12 @@ final class ClientChannel: Sendable {
     private let inFlight: AsyncSemaphore
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
+
+    /// Call ids rotate through 0–127, so they take one byte on air; the pending-call limit
+    /// stays below 128, so a free id always exists.
+    private static let callIDMask: UInt32 = 0x7F
+
+    private static let systemErrorType = _mangledTypeName(BLEActorSystemError.self) ?? ""
 
     private enum Pending {
         case waiting(CheckedContinuation<Reply, any Error>?)
@@ -35,7 +41,8 @@ final class ClientChannel: Sendable {
         /// Calls in flight or queued for a slot.
         var admitted = 0
         var closed: (any Error)?
-        var onStreamReply: (@Sendable (Reply) -> Void)?
+        /// Streams the caller opened, and how many elements each consumed since its last credit.
+        var streams: [UInt32: (inbox: StreamInbox, consumed: Int)] = [:]
     }
 
     init(actorID: UUID, peripheral: UUID, call: RemoteCharacteristic, manager: any CentralManager, ready: ReadySignal,
@@ -69,11 +76,6 @@ final class ClientChannel: Sendable {
         receiver.withLock { $0 = task }
     }
 
-    /// Where replies that belong to streams go.
-    func setStreamReplyHandler(_ handler: @escaping @Sendable (Reply) -> Void) {
-        state.withLock { $0.onStreamReply = handler }
-    }
-
     var isClosed: Bool { state.withLock { $0.closed != nil } }
 
     /// Calls a method and waits for its reply, at most `timeout`.
@@ -91,8 +93,8 @@ final class ClientChannel: Sendable {
         let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
             if let error = state.closed { throw error }
             var id = state.nextCall
-            while state.calls[id] != nil { id = (id &+ 1) & 0x3FFF }
-            state.nextCall = (id &+ 1) & 0x3FFF
+            while state.calls[id] != nil { id = (id &+ 1) & Self.callIDMask }
+            state.nextCall = (id &+ 1) & Self.callIDMask
             state.calls[id] = .waiting(nil)
             let method: UInt32
             if let known = state.methods[definition] {
@@ -119,11 +121,17 @@ final class ClientChannel: Sendable {
         return try await withTaskCancellationHandler {
             do {
                 try await send(request.encoded())
-                if case .define = request { state.withLock { _ = $0.defined.insert(method) } }
             } catch {
                 finish(id, .failure(error))
             }
             let reply = try await outcome(of: id)
+            // The definition is known there once a call of it was answered by the method
+            // itself (a refusal by the system may mean the definition never arrived).
+            if case .define = request {
+                if case .error(_, let type, _) = reply, type == Self.systemErrorType {} else {
+                    state.withLock { _ = $0.defined.insert(method) }
+                }
+            }
             return reply
         } onCancel: {
             finish(id, .failure(BleuError.cancelled))
@@ -233,8 +241,18 @@ final class ClientChannel: Sendable {
             switch reply {
             case .value, .void, .error, .remoteError:
                 finish(reply.id, .success(reply))
-            case .streamElement, .streamEnd, .streamFailed:
-                state.withLock { $0.onStreamReply }?(reply)
+            case .streamElement(let id, let bytes):
+                if let inbox = state.withLock({ $0.streams[id]?.inbox }) {
+                    inbox.push(bytes)
+                } else {
+                    limits.logger.debug("an element of unknown stream \(id) from \(peripheral); cancelling it")
+                    Task { [weak self] in try? await self?.send(Request.cancelStream(stream: id).encoded()) }
+                }
+            case .streamEnd(let id):
+                state.withLock { $0.streams.removeValue(forKey: id) }?.inbox.finish(.end)
+            case .streamFailed(let id, let type, let message):
+                state.withLock { $0.streams.removeValue(forKey: id) }?.inbox
+                    .finish(.failure(RemoteCallError(typeName: type, message: message)))
             }
         case .success(nil):
             break
@@ -258,6 +276,48 @@ final class ClientChannel: Sendable {
             return waiting
         }
         for (_, continuation) in waiting { continuation?.resume(throwing: error) }
+        let streams = state.withLock { state in
+            defer { state.streams.removeAll() }
+            return state.streams.values.map(\.inbox)
+        }
+        for inbox in streams { inbox.finish(.failure(error)) }
         receiver.withLock { $0?.cancel() }
+    }
+
+    // MARK: Streams
+
+    var elementDecoder: CBORDecoder { limits.decoder }
+
+    /// Opens a stream a reply announced: registers its inbox and grants the first credits.
+    func openStream(_ id: UInt32) -> StreamInbox {
+        let capacity = limits.streamBufferLimit
+        let inbox = StreamInbox(capacity: capacity, onCancel: { [weak self] in
+            guard let self else { return }
+            self.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+            Task { try? await self.send(Request.cancelStream(stream: id).encoded()) }
+        }, onDequeue: { [weak self] in
+            guard let self else { return }
+            let threshold = max(1, capacity / 2)
+            let grant: Int? = self.state.withLock { state in
+                guard let entry = state.streams[id] else { return nil }
+                let consumed = entry.consumed + 1
+                state.streams[id] = (entry.inbox, consumed >= threshold ? 0 : consumed)
+                return consumed >= threshold ? consumed : nil
+            }
+            if let grant {
+                Task { try? await self.send(Request.streamCredit(stream: id, credits: UInt32(grant)).encoded()) }
+            }
+        })
+        let closed: (any Error)? = state.withLock { state in
+            if let closed = state.closed { return closed }
+            state.streams[id] = (inbox, 0)
+            return nil
+        }
+        if let closed {
+            inbox.finish(.failure(closed))
+        } else {
+            Task { [weak self] in try? await self?.send(Request.streamCredit(stream: id, credits: UInt32(capacity)).encoded()) }
+        }
+        return inbox
     }
 }

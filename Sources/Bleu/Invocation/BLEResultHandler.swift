@@ -9,18 +9,36 @@ public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
     let callID: UInt32
     let encoder: CBOREncoder
     let send: @Sendable (Reply) async -> Void
+    /// Collects the streams a result carries, started once the reply went out.
+    let streams: StreamRegistrar?
+    let startStreams: @Sendable ([(UInt32, StreamPump)]) -> Void
     /// Set once a reply went out, so a failure after it does not answer twice.
     let replied = Locked(false)
 
+    init(callID: UInt32, encoder: CBOREncoder, streams: StreamRegistrar? = nil,
+         startStreams: @escaping @Sendable ([(UInt32, StreamPump)]) -> Void = { _ in },
+         send: @escaping @Sendable (Reply) async -> Void) {
+        self.callID = callID
+        self.encoder = encoder
+        self.streams = streams
+        self.startStreams = startStreams
+        self.send = send
+    }
+
     public func onReturn<Success: Codable>(value: Success) async throws {
-        let reply: Reply
+        var encoder = encoder
+        if let streams { encoder.userInfo[.bleuStreamRegistrar] = streams }
+        let bytes: [UInt8]
         do {
-            reply = .value(id: callID, try encoder.encodeBytes(value))
+            bytes = try encoder.encodeBytes(value)
         } catch {
-            reply = Self.reply(to: BLEActorSystemError.serialization("the result \(Success.self) could not be encoded: \(error)"),
-                               id: callID, encoder: encoder)
+            _ = streams?.take()
+            let failure = BLEActorSystemError.serialization("the result \(Success.self) could not be encoded: \(error)")
+            await deliver(Self.reply(to: failure, id: callID, encoder: self.encoder))
+            return
         }
-        await deliver(reply)
+        await deliver(.value(id: callID, bytes))
+        if let streams { startStreams(streams.take()) }
     }
 
     public func onReturnVoid() async throws {

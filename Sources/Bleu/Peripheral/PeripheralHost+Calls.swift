@@ -21,8 +21,10 @@ extension PeripheralHost {
         case .cancel(let id):
             let task = state.withLock { $0.sessions[key]?.running[id] }
             task?.cancel()
-        case .cancelStream:
-            break
+        case .cancelStream(let id):
+            cancelStream(id, key: key)
+        case .streamCredit(let id, let credits):
+            grant(credits, to: id, key: key)
         case .call(let id, let method, let arguments):
             start(id, method: method, definition: nil, arguments: arguments, key: key)
         case .define(let id, let method, let definition, let arguments):
@@ -63,7 +65,8 @@ extension PeripheralHost {
     }
 
     /// Answers a call with an actor-system error.
-    private func refuse(_ id: UInt32, _ error: BLEActorSystemError, key: SessionKey) {
+    func refuse(_ id: UInt32, _ error: BLEActorSystemError, key: SessionKey) {
+        ensureSession(key)
         let reply = BLEResultHandler.reply(to: error, id: id, encoder: configuration.encoder)
         Task { await self.send(reply, key: key) }
     }
@@ -103,6 +106,15 @@ extension PeripheralHost {
             }
         } catch {
             configuration.logger.info("reply \(reply.id) to \(key.central) not sent: \(error)")
+        }
+    }
+
+    /// Makes sure a session exists for the central, so a refusal can be sent before any call ran.
+    private func ensureSession(_ key: SessionKey) {
+        state.withLock { state in
+            guard state.sessions[key] == nil, state.hosted[key.call] != nil else { return }
+            state.sessions[key] = Session(fragmenter: Fragmenter(format: configuration.wireFormat,
+                                                                 maximumMessageSize: configuration.maximumMessageSize))
         }
     }
 }

@@ -31,6 +31,16 @@ final class PeripheralHost: Sendable {
         var running: [UInt32: Task<Void, Never>] = [:]
         var fragmenter: Fragmenter
         let gate = SerialGate()
+        var streams: [UInt32: OutboundStream] = [:]
+        var nextStream: UInt32 = 0
+    }
+
+    /// A stream this peripheral produces for a central: the credits the central granted, the
+    /// producer waiting for one, and the task pulling the source.
+    struct OutboundStream: Sendable {
+        var credits = 0
+        var waiter: CheckedContinuation<Bool, Never>?
+        var task: Task<Void, Never>?
     }
 
     struct State: Sendable {
@@ -39,6 +49,9 @@ final class PeripheralHost: Sendable {
         var advertisedServices: [BluetoothUUID] = []
         var sessions: [SessionKey: Session] = [:]
         var reassembler: Reassembler<SessionKey, ContinuousClock.Instant>
+        /// Per session and compact slot, the call id of the message begun there (read from its
+        /// first fragment), so a message refused part-way still gets an answer.
+        var callsInSlots: [SessionKey: [UInt8: UInt32]] = [:]
         var runner: (@Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey) async -> Void)?
     }
 
@@ -112,15 +125,21 @@ final class PeripheralHost: Sendable {
         case .writeRequests(let batch):
             await handle(batch)
         case .centralDisconnected(let central, _):
-            let running = state.withLock { state in
+            let (running, waiters) = state.withLock { state in
                 var tasks: [Task<Void, Never>] = []
+                var waiters: [CheckedContinuation<Bool, Never>] = []
+                for key in state.callsInSlots.keys where key.central == central { state.callsInSlots[key] = nil }
                 for key in state.sessions.keys where key.central == central {
-                    tasks += state.sessions.removeValue(forKey: key)?.running.values.map { $0 } ?? []
+                    guard let session = state.sessions.removeValue(forKey: key) else { continue }
+                    tasks += session.running.values
+                    tasks += session.streams.values.compactMap(\.task)
+                    waiters += session.streams.values.compactMap(\.waiter)
                     state.reassembler.removePeer(key)
                 }
-                return tasks
+                return (tasks, waiters)
             }
             for task in running { task.cancel() }
+            for waiter in waiters { waiter.resume(returning: false) }
             ready.signal()
         case .readyToUpdateSubscribers:
             ready.signal()
@@ -145,6 +164,14 @@ final class PeripheralHost: Sendable {
     }
 
     private func receive(_ fragment: Data, key: SessionKey) {
+        let bytes = [UInt8](fragment)
+        let slot: UInt8? = configuration.wireFormat == .compact && !bytes.isEmpty ? (bytes[0] >> 3) & 7 : nil
+        if let slot, bytes.count >= 3, bytes[0] & 0x40 != 0 {
+            var reader = EnvelopeReader(Array(bytes[2...].prefix(5)))
+            if let id = try? reader.varint("call id") {
+                state.withLock { $0.callsInSlots[key, default: [:]][slot] = id }
+            }
+        }
         let message: [UInt8]?
         do {
             message = try state.withLock { state throws(WireError) -> [UInt8]? in
@@ -152,15 +179,19 @@ final class PeripheralHost: Sendable {
                 for expired in state.reassembler.expire(now: now) {
                     configuration.logger.warning("a request from \(expired.peer.central) timed out after \(expired.receivedBytes) bytes")
                 }
-                guard case .message(let bytes) = try state.reassembler.receive(fragment, from: key, now: now) else { return nil }
+                guard case .message(let bytes) = try state.reassembler.receive(bytes, from: key, now: now) else { return nil }
                 return bytes
             }
         } catch {
             configuration.logger.warning("refused a request fragment from \(key.central): \(error)")
-            if case .messageTooLarge(let size, let maximum) = error {
-                // The call id is in the refused message's first fragment; answer every call
-                // of the session that is waiting would need it, so say it in the log only.
-                configuration.logger.error("a request of \(size) bytes exceeds the maximum of \(maximum)")
+            let refusal: BLEActorSystemError
+            switch error {
+            case .messageTooLarge(let size, let maximum): refusal = .messageTooLarge(size: size, maximum: maximum)
+            case .bufferLimitExceeded(let bytes, let limit): refusal = .messageTooLarge(size: bytes, maximum: limit)
+            default: refusal = .malformedRequest(error.description)
+            }
+            if let slot, let id = state.withLock({ $0.callsInSlots[key]?[slot] }) {
+                refuse(id, refusal, key: key)
             }
             return
         }

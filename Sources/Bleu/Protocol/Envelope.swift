@@ -16,9 +16,11 @@ enum Request: Sendable, Hashable {
     case cancel(id: UInt32)
     /// The consumer of a stream stopped iterating.
     case cancelStream(stream: UInt32)
+    /// The consumer has room for `credits` more elements of a stream.
+    case streamCredit(stream: UInt32, credits: UInt32)
 
     enum Kind: UInt8 {
-        case call = 0x01, define = 0x02, cancel = 0x03, cancelStream = 0x04
+        case call = 0x01, define = 0x02, cancel = 0x03, cancelStream = 0x04, streamCredit = 0x05
     }
 
     /// Longest mangled name accepted in a definition.
@@ -48,6 +50,10 @@ enum Request: Sendable, Hashable {
         case .cancelStream(let stream):
             bytes.append(Kind.cancelStream.rawValue)
             Varint.append(stream, to: &bytes)
+        case .streamCredit(let stream, let credits):
+            bytes.append(Kind.streamCredit.rawValue)
+            Varint.append(stream, to: &bytes)
+            Varint.append(credits, to: &bytes)
         }
         return bytes
     }
@@ -81,6 +87,10 @@ enum Request: Sendable, Hashable {
             case .cancelStream:
                 guard reader.isAtEnd else { throw .malformed("bytes after a stream cancel") }
                 return .cancelStream(stream: id)
+            case .streamCredit:
+                let credits = try reader.varint("credits")
+                guard reader.isAtEnd else { throw .malformed("bytes after a stream credit") }
+                return .streamCredit(stream: id, credits: credits)
             }
         } catch {
             throw .inCall(id, error)

@@ -20,10 +20,15 @@ extension BLEActorSystem {
         /// most this many in flight per actor and queues the rest.
         public var maximumConcurrentCallsPerCentral: Int
         /// Calls in flight to one remote actor at once (central side); past that a call fails
-        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``.
+        /// with ``BLEActorSystemError/tooManyConcurrentCalls(limit:)``. At most 120 (call ids take
+        /// one byte).
         public var maximumPendingCallsPerActor: Int
         /// Distinct methods (with their generic substitutions) interned on one connection.
         public var maximumMethodsPerConnection: Int
+        /// Elements a caller buffers per ``BLEStream``: the credits it grants the producer.
+        public var streamBufferLimit: Int
+        /// Streams one central may have open on one hosted actor.
+        public var maximumStreamsPerCentral: Int
         /// When set, ``BLEActorSystem/discover(_:timeout:)`` returns once it found at least one
         /// actor and nothing new turned up for this long, instead of scanning for the whole timeout.
         public var discoveryQuietPeriod: Duration?
@@ -40,6 +45,7 @@ extension BLEActorSystem {
         public init(callTimeout: Duration = .seconds(10), connectionTimeout: Duration = .seconds(10), connectionAttempts: Int = 3,
                     maximumMessageSize: Int = 128 * 1024, maximumConcurrentCallsPerCentral: Int = 16,
                     maximumPendingCallsPerActor: Int = 64, maximumMethodsPerConnection: Int = 256,
+                    streamBufferLimit: Int = 16, maximumStreamsPerCentral: Int = 8,
                     discoveryQuietPeriod: Duration? = nil, localName: String? = nil, wireFormat: WireFormat = .compact,
                     clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system")) {
             self.callTimeout = callTimeout
@@ -47,8 +53,10 @@ extension BLEActorSystem {
             self.connectionAttempts = max(1, connectionAttempts)
             self.maximumMessageSize = max(64, maximumMessageSize)
             self.maximumConcurrentCallsPerCentral = max(1, maximumConcurrentCallsPerCentral)
-            self.maximumPendingCallsPerActor = max(1, maximumPendingCallsPerActor)
+            self.maximumPendingCallsPerActor = min(120, max(1, maximumPendingCallsPerActor))
             self.maximumMethodsPerConnection = max(1, maximumMethodsPerConnection)
+            self.streamBufferLimit = max(1, streamBufferLimit)
+            self.maximumStreamsPerCentral = max(1, maximumStreamsPerCentral)
             self.discoveryQuietPeriod = discoveryQuietPeriod
             self.localName = localName
             self.wireFormat = wireFormat

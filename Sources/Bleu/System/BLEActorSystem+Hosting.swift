@@ -33,9 +33,10 @@ extension BLEActorSystem {
     func execute(_ hosted: PeripheralHost.Hosted, _ definition: MethodDefinition, arguments: [[UInt8]], callID: UInt32,
                  key: PeripheralHost.SessionKey) async {
         guard let host else { return }
-        let handler = BLEResultHandler(callID: callID, encoder: configuration.encoder) { reply in
-            await host.send(reply, key: key)
-        }
+        let streams = StreamRegistrar { try host.allocateStream(key: key) }
+        let handler = BLEResultHandler(callID: callID, encoder: configuration.encoder, streams: streams,
+                                       startStreams: { host.startStreams($0, key: key) },
+                                       send: { reply in await host.send(reply, key: key) })
         do {
             let substitutions = try Self.substitutions(of: definition, on: hosted.actor)
             var decoder = BLEInvocationDecoder(substitutions: substitutions, arguments: arguments, decoder: configuration.decoder)

@@ -93,10 +93,11 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     public func remoteCall<Act, Err, Res>(on actor: Act, target: RemoteCallTarget, invocation: inout BLEInvocationEncoder,
                                           throwing: Err.Type, returning: Res.Type) async throws -> Res
     where Act: DistributedActor, Act.ID == UUID, Err: Error, Res: Codable {
-        switch try await call(actor.id, target, invocation) {
+        let (reply, channel) = try await call(actor.id, target, invocation)
+        switch reply {
         case .value(_, let bytes):
             do {
-                return try configuration.decoder.decode(Res.self, from: bytes)
+                return try CBORDecoder(userInfo: [.bleuStreamReceiver: channel]).decode(Res.self, from: bytes)
             } catch {
                 throw BLEActorSystemError.serialization("the result of \(target) is not a \(Res.self): \(error)")
             }
@@ -110,7 +111,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     public func remoteCallVoid<Act, Err>(on actor: Act, target: RemoteCallTarget, invocation: inout BLEInvocationEncoder,
                                          throwing: Err.Type) async throws
     where Act: DistributedActor, Act.ID == UUID, Err: Error {
-        switch try await call(actor.id, target, invocation) {
+        switch try await call(actor.id, target, invocation).0 {
         case .void, .value:
             return
         case let reply:
@@ -118,15 +119,16 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         }
     }
 
-    private func call(_ id: UUID, _ target: RemoteCallTarget, _ invocation: BLEInvocationEncoder) async throws -> Reply {
+    private func call(_ id: UUID, _ target: RemoteCallTarget, _ invocation: BLEInvocationEncoder) async throws -> (Reply, ClientChannel) {
         guard let client else {
             throw BleuError.notSupported("calling remote actor \(id): this actor system has no central manager")
         }
         let channel = try await client.channel(for: id)
         let definition = MethodDefinition(target: target.identifier, substitutions: invocation.substitutions)
         let timeout = Self.callTimeoutOverride ?? configuration.callTimeout
-        return try await channel.call(definition, arguments: invocation.arguments, timeout: timeout, clock: configuration.clock,
-                                      label: "calling \(target) on \(id)")
+        let reply = try await channel.call(definition, arguments: invocation.arguments, timeout: timeout, clock: configuration.clock,
+                                           label: "calling \(target) on \(id)")
+        return (reply, channel)
     }
 
     /// The error a reply carries, as its own type when it is `Codable` and known here.
