@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -40,8 +41,22 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
         // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
-        .target(name: "BleuHCI", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore", "BleuEmulator"]),
+        .target(
+            name: "BleuHCI",
+            dependencies: [
+                "BleuCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "BleuHCITests",
+            dependencies: [
+                "BleuHCI", "BleuCore", "BleuEmulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [
