@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
+        .testTarget(name: "InteropTests", dependencies: ["BleuHCI", "BleuCore"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

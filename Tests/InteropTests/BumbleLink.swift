@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import BleuHCI
+
+/// A running `scripts/bumble_link.py`: two Bumble virtual controllers on one link, each behind a
+/// loopback TCP port, optionally with a Bumble host on controller B. A fresh process per test
+/// group (Bumble's controller keeps connections across HCI Reset). Stopped by closing its
+/// standard input; ``stop()`` also terminates it.
+final class BumbleLink: Sendable {
+    static let python = ProcessInfo.processInfo.environment["BLEU_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+    static let skipReason: Comment = "BLEU_PYTHON is not set: run scripts/test.sh, which installs bumble and sets it"
+
+    let process: Process
+    let input: Pipe
+    let portA: Int
+    let portB: Int
+    let peer: BluetoothAddress?
+
+    private init(process: Process, input: Pipe, portA: Int, portB: Int, peer: BluetoothAddress?) {
+        self.process = process
+        self.input = input
+        self.portA = portA
+        self.portB = portB
+        self.peer = peer
+    }
+
+    static var script: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/bumble_link.py")
+    }
+
+    /// Starts the link; `peer` is the Bumble host's role on controller B (`"advertise"`), or `nil`.
+    static func start(peer: String? = nil, peerAddress: String = "D0:00:00:00:00:02", name: String = "bleu-peer") throws -> BumbleLink {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(python))
+        process.arguments = [script.path] + (peer.map { ["--peer", $0, "--peer-address", peerAddress, "--name", name] } ?? [])
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // The script prints one JSON line when its ports listen (and its peer advertises).
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+              let a = object["port_a"] as? Int, let b = object["port_b"] as? Int else {
+            process.terminate()
+            throw HCITransportError.io("bumble_link.py did not start: \(String(decoding: line, as: UTF8.self))")
+        }
+        let peer = (object["peer"] as? String).flatMap { BluetoothAddress(string: $0) }
+        return BumbleLink(process: process, input: input, portA: a, portB: b, peer: peer)
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
