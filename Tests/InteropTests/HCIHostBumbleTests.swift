@@ -54,3 +54,62 @@ struct HCIHostBumbleTests {
         await host.stop()
     }
 }
+
+/// Our host as a GATT client of a Bumble peripheral, on the raw HCI / L2CAP / ATT layers.
+@Suite("Interop: our central and Bumble's GATT server", .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
+       .timeLimit(.minutes(1)))
+struct CentralBumbleTests {
+    @Test("connect, exchange MTU (517), discover GAP, read Device Name, disconnect")
+    func connectAndRead() async throws {
+        let link = try BumbleLink.start(peer: "advertise", name: "bleu-peer")
+        defer { link.stop() }
+        let peer = try #require(link.peer)
+        let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
+        try await host.start()
+        // Both Bumble controllers have the public address 00:00:00:00:00:00: use a random static one.
+        _ = try await host.execute(.leSetRandomAddress(BluetoothAddress(string: "C0:00:00:00:00:0A")!))
+        _ = try await host.send(.leCreateConnection(LECreateConnectionParameters(
+            peerAddressType: .randomDevice, peerAddress: peer, ownAddressType: .randomDevice)))
+        let handle = try #require(await host.nextConnection())
+        var att = ATTLink(host: host, handle: handle)
+
+        let mtu = try await att.request(.exchangeMTURequest(clientRxMTU: 517))
+        guard case .exchangeMTUResponse(let serverMTU) = mtu else {
+            Issue.record("expected an MTU response, got \(mtu)")
+            return
+        }
+        #expect(serverMTU >= 23)
+
+        let services = try await att.request(.readByGroupTypeRequest(startingHandle: 1, endingHandle: 0xFFFF,
+                                                                     type: BluetoothUUID.Declaration.primaryService))
+        guard case .readByGroupTypeResponse(let groups) = services else {
+            Issue.record("expected services, got \(services)")
+            return
+        }
+        #expect(groups.contains { $0.value == BluetoothUUID.Service.genericAccess.attBytes })
+
+        let name = try await att.request(.readByTypeRequest(startingHandle: 1, endingHandle: 0xFFFF,
+                                                            type: BluetoothUUID.Characteristic.deviceName))
+        guard case .readByTypeResponse(let values) = name else {
+            Issue.record("expected the Device Name, got \(name)")
+            return
+        }
+        #expect(values.first.map { String(decoding: $0.value, as: UTF8.self) } == "bleu-peer")
+
+        // A read of a handle that does not exist gets Bumble's error response, decoded.
+        let missing = try await att.request(.readRequest(handle: 0xFFF0))
+        #expect(missing == .errorResponse(requestOpcode: .readRequest, handle: 0xFFF0, error: .invalidHandle))
+
+        _ = try await host.send(.disconnect(handle: handle, reason: 0x13))
+        var reason: UInt8?
+        for await event in host.events {
+            if case let .disconnectionComplete(0, h, r) = event, h == handle {
+                reason = r
+                break
+            }
+        }
+        // A real controller reports 0x16 (terminated by local host); Bumble's echoes the reason we sent.
+        #expect(reason == 0x16 || reason == 0x13, "the disconnection completes")
+        await host.stop()
+    }
+}
