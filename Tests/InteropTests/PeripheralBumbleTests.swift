@@ -16,12 +16,7 @@ struct PeripheralBumbleTests {
         let link = try BumbleLink.start(peer: "central", peerAddress: "D0:00:00:00:00:03", extra: [
             "--target", Self.ourAddress.description, "--write-uuid", Self.control.uuidString128, "--write-value", "c0ffee"])
         defer { link.stop() }
-        var database = GATTDatabase(deviceName: "bleu-server")
-        let service = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.battery, characteristics: [
-            CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], permissions: .readable),
-            CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: .readable, value: Data("Model-7".utf8)),
-            CharacteristicDefinition(uuid: Self.control, properties: [.write, .writeWithoutResponse], permissions: .writeable),
-        ]))
+        let (database, service) = try interopDatabase(name: "bleu-server")
 
         let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
         try await host.start()
@@ -31,31 +26,7 @@ struct PeripheralBumbleTests {
         _ = try await host.execute(.leSetAdvertisingEnable(true))
         let handle = try #require(await host.nextConnection())
 
-        // Serve until the test has Bumble's report.
-        let server = Task { () -> (writes: [[UInt8]], subscriptions: [UInt16]) in
-            var connection = ATTServerConnection()
-            var writes: [[UInt8]] = []
-            var subscriptions: [UInt16] = []
-            for await received in host.frames where received.handle == handle && received.frame.channelID == L2CAPBFrame.attCID {
-                var reply: ATTPDU?
-                switch ATTServer.handle(received.frame.payload, database: database, connection: &connection) {
-                case .respond(let pdu): reply = pdu
-                case .read(let op):  // the application's value: one byte, 0x57
-                    reply = op.response(value: Array([UInt8(0x57)].dropFirst(op.offset)), mtu: connection.mtu)
-                case .write(let op):
-                    writes += op.writes.map(\.value)
-                    reply = op.successResponse
-                case let .subscriptionChanged(_, configuration, response):
-                    subscriptions.append(configuration)
-                    reply = response
-                case .ignore: break
-                }
-                if let reply {
-                    try? await host.send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: reply.encoded), on: handle)
-                }
-            }
-            return (writes, subscriptions)
-        }
+        let server = serveGATT(host: host, handle: handle, database: database)
         let report = try #require(await link.nextObject())
         await host.stop()
         let served = await server.value
@@ -72,6 +43,55 @@ struct PeripheralBumbleTests {
         #expect(characteristics["2A19"]?["subscribed"] as? Bool == true)
         #expect(served.writes == [[0xC0, 0xFF, 0xEE]])
         #expect(served.subscriptions.first == 1, "Bumble enabled notifications through our CCCD")
-        _ = service
+        #expect(service.characteristics.count == 3)
+    }
+}
+
+/// Our host on both sides of Bumble's virtual link: our raw ATT client against our GATT server.
+@Suite("Interop: our stack on both sides of the link", .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
+       .timeLimit(.minutes(1)))
+struct BothSidesTests {
+    @Test("connect, MTU 517, discover, read, write with response, subscribe and receive a notification")
+    func bothSides() async throws {
+        let link = try BumbleLink.start()
+        defer { link.stop() }
+        let serverAddress = BluetoothAddress(string: "C0:00:00:00:00:0C")!
+        let (database, service) = try interopDatabase(name: "bleu-both")
+        let peripheral = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portB))
+        try await peripheral.start()
+        _ = try await peripheral.execute(.leSetRandomAddress(serverAddress))
+        _ = try await peripheral.execute(.leSetAdvertisingParameters(LEAdvertisingParameters(ownAddressType: .randomDevice)))
+        _ = try await peripheral.execute(.leSetAdvertisingEnable(true))
+
+        let central = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
+        try await central.start()
+        _ = try await central.execute(.leSetRandomAddress(BluetoothAddress(string: "C0:00:00:00:00:0D")!))
+        _ = try await central.send(.leCreateConnection(LECreateConnectionParameters(
+            peerAddressType: .randomDevice, peerAddress: serverAddress, ownAddressType: .randomDevice)))
+        let serverHandle = try #require(await peripheral.nextConnection())
+        let server = serveGATT(host: peripheral, handle: serverHandle, database: database)
+        let handle = try #require(await central.nextConnection())
+        var att = ATTLink(host: central, handle: handle)
+
+        #expect(try await att.request(.exchangeMTURequest(clientRxMTU: 517)) == .exchangeMTUResponse(serverRxMTU: 517))
+        guard case .readByGroupTypeResponse(let groups) = try await att.request(.readByGroupTypeRequest(
+            startingHandle: 1, endingHandle: 0xFFFF, type: BluetoothUUID.Declaration.primaryService)) else {
+            Issue.record("no services")
+            return
+        }
+        #expect(groups.map(\.value) == [[0x00, 0x18], [0x01, 0x18], [0x0F, 0x18]])
+        let level = service.characteristics[0], control = service.characteristics[2]
+        #expect(try await att.request(.readRequest(handle: level.valueHandle)) == .readResponse(value: [0x57]))
+        #expect(try await att.request(.writeRequest(handle: control.valueHandle, value: Array(repeating: 0xAB, count: 300)))
+                == .writeResponse, "a 300-byte write crosses many 27-byte ACL buffers both ways")
+        #expect(try await att.request(.writeRequest(handle: level.valueHandle + 1, value: [0x01, 0x00])) == .writeResponse)
+        #expect(try await att.request(.readRequest(handle: 3)) == .readResponse(value: Array("bleu-both".utf8)))
+        #expect(att.notifications == [.handleValueNotification(handle: level.valueHandle, value: [0x01, 0x02])])
+
+        await central.stop()
+        await peripheral.stop()
+        let served = await server.value
+        #expect(served.writes == [Array(repeating: 0xAB, count: 300)])
+        #expect(served.subscriptions == [1])
     }
 }
