@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BleuCore
+import BleuEmulator
 import NIOCore
 import NIOPosix
 import Testing
@@ -34,7 +35,7 @@ struct TransportTests {
     func tcp() async throws {
         let server = try await MiniControllerServer.start()
         let transport = try await NIOHCITransport.connect(host: "127.0.0.1", port: server.port)
-        let host = HCIHost(transport: transport)
+        let host = HCIHost(transport: transport, clock: ManualClock())
         let info = try await host.start()
         #expect(info.address == BluetoothAddress(string: "C0:00:00:00:00:01")!)
         #expect(info.aclDataPacketLength == 27)

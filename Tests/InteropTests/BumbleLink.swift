@@ -38,7 +38,7 @@ final class BumbleLink: Sendable {
 
     /// Starts the link; `peer` is the Bumble host's role on controller B (`"advertise"`), or `nil`.
     static func start(peer: String? = nil, peerAddress: String = "D0:00:00:00:00:02", name: String = "bleu-peer",
-                      extra: [String] = []) throws -> BumbleLink {
+                      extra: [String] = []) async throws -> BumbleLink {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(python))
         process.arguments = [script.path] + (peer.map { ["--peer", $0, "--peer-address", peerAddress, "--name", name] } ?? []) + extra
@@ -47,8 +47,15 @@ final class BumbleLink: Sendable {
         process.standardOutput = output
         try process.run()
         // The script prints one JSON line when its ports listen (and its peer advertises).
-        var buffer = Data()
-        let line = readLine(output.fileHandleForReading, &buffer)
+        // Read on a thread of its own: a blocked task would starve Swift's cooperative pool (2 threads here).
+        let reader = output.fileHandleForReading
+        let (line, buffer): (Data, Data) = await withCheckedContinuation { continuation in
+            Thread {
+                var buffer = Data()
+                let line = readLine(reader, &buffer)
+                continuation.resume(returning: (line, buffer))
+            }.start()
+        }
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
               let a = object["port_a"] as? Int, let b = object["port_b"] as? Int else {
             process.terminate()
@@ -88,9 +95,9 @@ final class BumbleLink: Sendable {
         return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 
+    /// Closes the script's input (it exits) and terminates it; does not block.
     func stop() {
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
     }
 }

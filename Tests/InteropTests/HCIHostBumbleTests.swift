@@ -10,7 +10,7 @@ import Testing
 struct HCIHostBumbleTests {
     @Test("start-up runs against Bumble's controller; its 27-byte LE buffers are read")
     func startUp() async throws {
-        let link = try BumbleLink.start()
+        let link = try await BumbleLink.start()
         defer { link.stop() }
         let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
         let info = try await host.start()
@@ -23,7 +23,7 @@ struct HCIHostBumbleTests {
 
     @Test("active scanning reports the Bumble peer's advertisement with its name")
     func scanSeesBumbleAdvertiser() async throws {
-        let link = try BumbleLink.start(peer: "advertise", name: "bleu-peer")
+        let link = try await BumbleLink.start(peer: "advertise", name: "bleu-peer")
         defer { link.stop() }
         let peer = try #require(link.peer)
         let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
@@ -61,7 +61,7 @@ struct HCIHostBumbleTests {
 struct CentralBumbleTests {
     @Test("connect, exchange MTU (517), discover GAP, read Device Name, disconnect")
     func connectAndRead() async throws {
-        let link = try BumbleLink.start(peer: "advertise", name: "bleu-peer")
+        let link = try await BumbleLink.start(peer: "advertise", name: "bleu-peer")
         defer { link.stop() }
         let peer = try #require(link.peer)
         let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))

@@ -13,7 +13,7 @@ struct PeripheralBumbleTests {
 
     @Test("Bumble discovers our services, reads static and application values, writes with response, subscribes")
     func bumbleUsesOurServer() async throws {
-        let link = try BumbleLink.start(peer: "central", peerAddress: "D0:00:00:00:00:03", extra: [
+        let link = try await BumbleLink.start(peer: "central", peerAddress: "D0:00:00:00:00:03", extra: [
             "--target", Self.ourAddress.description, "--write-uuid", Self.control.uuidString128, "--write-value", "c0ffee"])
         defer { link.stop() }
         let (database, service) = try interopDatabase(name: "bleu-server")
@@ -53,7 +53,7 @@ struct PeripheralBumbleTests {
 struct BothSidesTests {
     @Test("connect, MTU 517, discover, read, write with response, subscribe and receive a notification")
     func bothSides() async throws {
-        let link = try BumbleLink.start()
+        let link = try await BumbleLink.start()
         defer { link.stop() }
         let serverAddress = BluetoothAddress(string: "C0:00:00:00:00:0C")!
         let (database, service) = try interopDatabase(name: "bleu-both")
