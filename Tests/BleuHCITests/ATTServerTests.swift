@@ -139,6 +139,13 @@ struct ATTServerTests {
         #expect(run([0x3F, 1, 2], database, &c) == .respond(.errorResponse(requestOpcode: ATTOpcode(rawValue: 0x3F), handle: 0,
                                                                             error: .requestNotSupported)))
         #expect(run([0x0A, 0x01], database, &c) == .respond(.errorResponse(requestOpcode: .readRequest, handle: 0, error: .invalidPDU)))
+        // Longer than the MTU (the fuzzer's finding: an oversize Prepare Write was echoed back oversize).
+        let oversize: [UInt8] = [0x16, 0x12, 0x00, 0x00, 0x00] + Array(repeating: 0xD0, count: 20)
+        #expect(run(oversize, database, &c) == .respond(.errorResponse(requestOpcode: .prepareWriteRequest, handle: 0, error: .invalidPDU)))
+        guard case .ignore = run([0x52, 0x12, 0x00] + Array(repeating: 1, count: 30), database, &c) else {
+            Issue.record("an oversize command must be dropped")
+            return
+        }
         guard case .ignore = run([0x52, 0x01], database, &c), case .ignore = run([0x7F], database, &c) else {
             Issue.record("bad commands must be dropped silently")
             return

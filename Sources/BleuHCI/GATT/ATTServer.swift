@@ -9,6 +9,13 @@ import BleuCore
 public enum ATTServer {
     /// Decides what to do with the PDU `bytes` from the client of `connection`.
     public static func handle(_ bytes: [UInt8], database: GATTDatabase, connection: inout ATTServerConnection) -> ATTServerAction {
+        // No PDU may exceed the MTU (Vol 3 Part F §3.2.8); answering an oversize Prepare Write would
+        // echo it back oversize too. Found by the fuzzer.
+        if bytes.count > connection.mtu {
+            let opcode = ATTOpcode(rawValue: bytes.first ?? 0)
+            if opcode.isCommand { return .ignore("dropped a \(bytes.count)-byte command over the MTU of \(connection.mtu)") }
+            return .respond(.errorResponse(requestOpcode: opcode, handle: 0, error: .invalidPDU))
+        }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU(decoding: bytes)
