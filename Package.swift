@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -63,9 +64,6 @@ let package = Package(
         // A connected pair of systems and example actors, for users' tests and ours.
         .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
         .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
-        // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
-        .target(name: "BleuHCI", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuHCITests", dependencies: ["BleuHCI", "BleuCore", "BleuEmulator"]),
         // The command-line tool: `bleu demo` (subcommands in their own folders).
         .executableTarget(
             name: "bleu",
@@ -75,6 +73,25 @@ let package = Package(
                 "Bleu", "BleuCore", "BleuEmulator",
             ]
         ),
+        // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.
+        .target(
+            name: "BleuHCI",
+            dependencies: [
+                "BleuCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "BleuHCITests",
+            dependencies: [
+                "BleuHCI", "BleuCore", "BleuEmulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
+        .testTarget(name: "InteropTests", dependencies: ["BleuHCI", "BleuCore"]),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

@@ -2,7 +2,7 @@
 # Builds BleuWire's libFuzzer targets and runs each for a bounded time.
 #
 #   scripts/fuzz.sh                      # every target, 60 s each
-#   scripts/fuzz.sh cbor 600             # one target (compact | bleu24 | cbor), 600 s
+#   scripts/fuzz.sh cbor 600             # one target (compact | bleu24 | cbor | hci), 600 s
 #   scripts/fuzz.sh all 600 -jobs=1      # extra arguments go to libFuzzer
 #
 # Seeds come from Fuzz/Corpus/<target>/ (committed); the growing corpus and any crashing inputs
@@ -27,6 +27,22 @@ build() {  # build <target> <entry file...>
     [ -x "$out/fuzz-$target" ] || { echo "error: fuzz-$target did not build" >&2; exit 1; }
 }
 
+build_hci() {  # BleuHCI's parsers with BleuCore, as one module (imports of BleuCore dropped; no NIO parts)
+    local src="$out/src-hci"
+    rm -rf "$src" && mkdir -p "$src"
+    local file
+    while IFS= read -r file; do
+        sed '/^import BleuCore$/d' "$file" > "$src/$(echo "$file" | tr / _)"
+    done < <( (find Sources/BleuCore -name '*.swift' ! -name NameBasedUUID.swift
+               find Sources/BleuHCI/H4 Sources/BleuHCI/HCI Sources/BleuHCI/L2CAP Sources/BleuHCI/ATT \
+                    Sources/BleuHCI/GATT Sources/BleuHCI/Support Sources/BleuHCI/Host -name '*.swift'
+               echo Sources/BleuHCI/Transport/HCITransport.swift) | sort)
+    echo "== build fuzz-hci"
+    swiftc -parse-as-library -sanitize=fuzzer,address -O -g -package-name Bleu -module-name BleuHCIFuzz \
+        "$src"/*.swift Fuzz/Targets/FuzzHCIParsers.swift -o "$out/fuzz-hci" 2>&1 | grep -v "Cannot export local symbol" || true
+    [ -x "$out/fuzz-hci" ] || { echo "error: fuzz-hci did not build" >&2; exit 1; }
+}
+
 run() {  # run <target> [libFuzzer arguments]
     local target=$1; shift
     mkdir -p "$out/corpus/$target" "$out/artifacts/$target"
@@ -35,12 +51,13 @@ run() {  # run <target> [libFuzzer arguments]
         -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 }
 
-for target in compact bleu24 cbor; do
+for target in compact bleu24 cbor hci; do
     [ "$which" = all ] || [ "$which" = "$target" ] || continue
     case $target in
         compact) build compact Fuzz/Targets/ReassemblerFuzzDriver.swift Fuzz/Targets/FuzzCompactReassembler.swift ;;
         bleu24)  build bleu24 Fuzz/Targets/ReassemblerFuzzDriver.swift Fuzz/Targets/FuzzBleu24Reassembler.swift ;;
         cbor)    build cbor Fuzz/Targets/FuzzCBORDecoder.swift ;;
+        hci)     build_hci ;;
     esac
     run "$target" "$@"
 done

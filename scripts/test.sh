@@ -13,6 +13,12 @@ if [ ! -f /usr/include/zlib.h ] && command -v apt-get >/dev/null; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev) >/dev/null
 fi
 
+echo "== System packages: tshark (decodes BleuHCI's btsnoop captures; that test says so when it is missing)"
+if ! command -v tshark >/dev/null && command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark) >/dev/null 2>&1 \
+        || echo "tshark could not be installed; the capture test will skip its decode"
+fi
+
 echo "== Python peers (scripts/requirements-test.txt) into .venv"
 BLEU_PYTHON="$(scripts/python-env.sh)"
 export BLEU_PYTHON   # interop and cross-check tests run their peers through it

@@ -10,9 +10,9 @@ import Testing
        .enabled(if: BumbleCodecs.python != nil, "BLEU_PYTHON is not set: run scripts/test.sh, which installs bumble and sets it"))
 struct BumbleCodecCrossCheckTests {
     @Test("every sample: same bytes as Bumble, Bumble parses ours, we parse Bumble's")
-    func catalogue() throws {
+    func catalogue() async throws {
         let items = Dictionary(uniqueKeysWithValues: CodecSamples.all.map { ($0.0, hexString($0.1.encoded)) })
-        let results = try BumbleCodecs.run(items)
+        let results = try await BumbleCodecs.run(items)
         #expect(Set(results.keys) == Set(items.keys), "the Swift and Python catalogues name different samples")
         for (name, sample) in CodecSamples.all {
             guard let result = results[name] else { continue }
@@ -32,7 +32,7 @@ enum BumbleCodecs {
             .deletingLastPathComponent().appendingPathComponent("scripts/bumble_codec_crosscheck.py")
     }
 
-    static func run(_ items: [String: String]) throws -> [String: [String: String]] {
+    static func run(_ items: [String: String]) async throws -> [String: [String: String]] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(python))
         process.arguments = [script.path]
@@ -46,8 +46,15 @@ enum BumbleCodecs {
             try? input.fileHandleForWriting.close()
         }
         writer.start()
-        let answer = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Blocking reads on a thread of their own, so the cooperative pool keeps running other tests.
+        let reader = output.fileHandleForReading
+        let answer: Data = await withCheckedContinuation { continuation in
+            Thread {
+                let data = reader.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }.start()
+        }
         #expect(process.terminationStatus == 0, "bumble_codec_crosscheck.py failed")
         let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
         return try #require(object["results"] as? [String: [String: String]])

@@ -1,4 +1,5 @@
 import BleuCore
+import BleuEmulator
 import Testing
 
 @testable import BleuHCI
@@ -10,7 +11,7 @@ struct HCIHostACLTests {
     /// A started host with one connection (handle 1) on a controller with two 27-byte buffers.
     func connectedHost() async throws -> (HCIHost, FakeController) {
         let (hostEnd, controllerEnd) = InMemoryHCITransport.makePair()
-        let host = HCIHost(transport: hostEnd)
+        let host = HCIHost(transport: hostEnd, clock: ManualClock())  // no spurious command timeouts
         let controller = FakeController(transport: controllerEnd, answer: FakeController.startUpAnswers())
         try await host.start()
         try await controller.send(.le(.connectionComplete(LEConnectionComplete(

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("HCI host: start-up, command flow control, timeouts")
 struct HCIHostCommandTests {
-    func makeHost(clock: any Clock<Duration> = ContinuousClock(),
+    /// The default clock never advances, so no command times out unless a test moves it (a loaded
+    /// machine cannot make a test fail by being slow).
+    func makeHost(clock: any Clock<Duration> = ManualClock(),
                   answer: @escaping @Sendable (HCICommand) -> [HCIEvent]? = FakeController.startUpAnswers())
         -> (HCIHost, FakeController) {
         let (hostEnd, controllerEnd) = InMemoryHCITransport.makePair()

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Two Bumble virtual controllers on one link, for BleuHCI's interop tests.
+
+Does what `python -m bumble.apps.controllers tcp-server:127.0.0.1:A tcp-server:127.0.0.1:B`
+does, but lets the OS pick the two free loopback ports (no race between choosing and binding)
+and says when it is ready. Optionally a Bumble host ("the peer") takes controller B in the same
+process.
+
+    bumble_link.py [--peer advertise|central] [--peer-address D0:00:00:00:00:02] [--name NAME]
+                   [--target ADDRESS] [--write-uuid UUID --write-value HEX]
+
+Prints one JSON line when ready: {"port_a": A, "port_b": B, "peer": ADDRESS-or-null}.
+With `--peer central` the peer then connects to --target (a random address), exchanges MTU,
+discovers everything, reads every readable characteristic, writes --write-value to
+--write-uuid with response, subscribes to every notifying one, prints one more JSON line with
+what it found (or {"error": ...}), and disconnects.
+Runs until its standard input closes, then exits (so a test that dies takes it along).
+"""
+import argparse
+import asyncio
+import json
+import socket
+import sys
+
+from bumble.controller import Controller
+from bumble.core import AdvertisingData
+from bumble.device import Device, Peer
+from bumble.hci import Address
+from bumble.link import LocalLink
+from bumble.transport import open_transport
+from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+
+def loopback_socket():
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', 0))
+    return sock
+
+
+async def wait_for_stdin_eof():
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.read)
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--peer', choices=['none', 'advertise', 'central'], default='none')
+    parser.add_argument('--target')
+    parser.add_argument('--write-uuid')
+    parser.add_argument('--write-value', default='')
+    parser.add_argument('--peer-address', default='D0:00:00:00:00:02')
+    parser.add_argument('--name', default='bleu-peer')
+    args = parser.parse_args()
+
+    link = LocalLink()
+    sockets = [loopback_socket(), loopback_socket()]
+    ports = [s.getsockname()[1] for s in sockets]
+    transports = []
+    for index, sock in enumerate(sockets):
+        transport = await open_tcp_server_transport_with_socket(sock)
+        transports.append(transport)
+        Controller(f'C{index}', host_source=transport.source, host_sink=transport.sink, link=link)
+
+    peer = None
+    if args.peer != 'none':
+        hci = await open_transport(f'tcp-client:127.0.0.1:{ports[1]}')
+        transports.append(hci)
+        peer = Device.with_hci(args.name, Address(args.peer_address), hci.source, hci.sink)
+        await peer.power_on()
+    if args.peer == 'advertise':
+        data = bytes(AdvertisingData([
+            (AdvertisingData.FLAGS, bytes([0x06])),
+            (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
+        ]))
+        await peer.start_advertising(advertising_data=data, own_address_type=1)
+
+    print(json.dumps({'port_a': ports[0], 'port_b': ports[1],
+                      'peer': str(peer.random_address) if peer else None}), flush=True)
+    if args.peer == 'central':
+        try:
+            print(json.dumps(await run_central(peer, args)), flush=True)
+        except Exception as error:  # noqa: BLE001 - reported to the test
+            print(json.dumps({'error': repr(error)}), flush=True)
+    await wait_for_stdin_eof()
+    for transport in transports:
+        await transport.close()
+
+
+def uuid_text(uuid):
+    return uuid.to_hex_str() if hasattr(uuid, 'to_hex_str') else str(uuid)
+
+
+async def run_central(device, args):
+    connection = await device.connect(Address(args.target), own_address_type=1, timeout=15)
+    peer = Peer(connection)
+    mtu = await peer.request_mtu(517)
+    await peer.discover_all()
+    found = {'mtu': mtu, 'services': [], 'characteristics': {}}
+    notified = []
+    for service in peer.services:
+        found['services'].append(uuid_text(service.uuid))
+        for characteristic in service.characteristics:
+            entry = {'properties': int(characteristic.properties),
+                     'descriptors': [uuid_text(d.type) for d in characteristic.descriptors]}
+            if characteristic.properties & 0x02:
+                entry['value'] = bytes(await characteristic.read_value()).hex()
+            if args.write_uuid and uuid_text(characteristic.uuid) == args.write_uuid.replace('-', '').upper():
+                await characteristic.write_value(bytes.fromhex(args.write_value), with_response=True)
+                entry['written'] = True
+            if characteristic.properties & 0x10:
+                await peer.subscribe(characteristic, lambda value: notified.append(bytes(value).hex()))
+                entry['subscribed'] = True
+            found['characteristics'][uuid_text(characteristic.uuid)] = entry
+    await connection.disconnect()
+    return found
+
+
+if __name__ == '__main__':
+    asyncio.run(main())
