@@ -38,6 +38,5 @@ swift build -c release --product bleu 2>&1 | tail -1
 "$(swift build -c release --show-bin-path)/bleu" demo --instant --seconds 0.5 >/dev/null
 echo "bleu demo (release): ok"
 
-
 echo "== Test"
 swift test --skip-build "$@"
