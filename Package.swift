@@ -46,6 +46,7 @@ let package = Package(
             name: "BleuOrchestration",
             dependencies: [
                 "BleuCore", "BleuWire",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

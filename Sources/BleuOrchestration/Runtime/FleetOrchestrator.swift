@@ -28,6 +28,8 @@ public actor FleetOrchestrator {
     private let logger: Logger
     private let broadcaster = EventBroadcaster<FleetEvent>()
     private let registry = Locked([UUID: DeviceState]())
+    private let outboxes = Locked([UUID: Outbox]())
+    private let incoming = IncomingPipeline()
 
     private var devices: [UUID: DeviceActor] = [:]
     private var deviceCount: UInt64 = 0
@@ -97,6 +99,30 @@ public actor FleetOrchestrator {
     /// to the same device (always 0 unless the engine is broken).
     public var radioStatistics: (attempts: Int, peak: Int, overlapping: Int) {
         get async { await (radio.attemptCount, radio.peakAttempts, radio.overlappingAttempts) }
+    }
+
+    // MARK: Sending
+
+    /// Queues a message for a device in a QoS class; it is framed with BleuWire and sent when
+    /// the device is ready, resent whole after a link loss until confirmed.
+    /// - Throws: ``FleetError/queueFull(device:qos:limit:)`` when the class's queue is at its
+    ///   bound; ``FleetError/unknownDevice(_:)``; ``FleetError/notWritable(_:)``;
+    ///   ``FleetError/messageTooLarge(size:maximum:)``.
+    public nonisolated func send(_ message: Data, to device: UUID, qos: QoSClass = .interactive) throws(FleetError) {
+        guard configuration.profile.writeCharacteristic != nil else { throw .notWritable(device) }
+        guard let outbox = outboxes.withLock({ $0[device] }) else { throw .unknownDevice(device) }
+        try outbox.enqueue(message, qos: qos)
+    }
+
+    /// Messages waiting or in flight for a device in a class.
+    public nonisolated func queueDepth(of device: UUID, qos: QoSClass) -> Int {
+        outboxes.withLock { $0[device] }?.depth(of: qos) ?? 0
+    }
+
+    /// Writes sent to a device so far, by type, and whole messages confirmed.
+    public nonisolated func writeCounts(of device: UUID) -> (withoutResponse: Int, withResponse: Int, messages: Int) {
+        let counters = outboxes.withLock { $0[device] }?.counters ?? Outbox.Counters()
+        return (counters.withoutResponse, counters.withResponse, counters.messages)
     }
 
     // MARK: Running
@@ -187,6 +213,10 @@ public actor FleetOrchestrator {
         let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, clock: clock,
                                  hooks: hooks(), logger: logger)
         devices[id] = device
+        let outbox = Outbox(device: id, central: radio.central, limits: configuration.scheduler) { [weak device] event in
+            await device?.handle(event)
+        }
+        outboxes.withLock { $0[id] = outbox }
         registry.withLock { $0[id] = .idle }
         await device.handle(.policyUpdated(eligible: eligible.contains(id)))
         await device.handle(.centralStateChanged(radioState))
@@ -198,16 +228,31 @@ public actor FleetOrchestrator {
     private nonisolated func hooks() -> DeviceHooks {
         let registry = registry
         let broadcaster = broadcaster
+        let outboxes = outboxes
+        let incoming = incoming
+        let clock = clock
+        let writeCharacteristic = configuration.profile.writeCharacteristic
         return DeviceHooks(
             stateChanged: { id, from, to, at in
                 registry.withLock { $0[id] = to }
                 broadcaster.yield(.stateChanged(device: id, from: from, to: to, at: at))
             },
             ready: { id, latency in broadcaster.yield(.ready(device: id, latency: latency)) },
-            value: { id, characteristic, value in broadcaster.yield(.message(device: id, characteristic: characteristic, value)) },
-            linkUp: { _, _ in },
-            linkLost: { _ in },
-            flush: { _ in }
+            value: { id, characteristic, value in
+                switch incoming.receive(value, from: id, now: clock.now()) {
+                case .message(let message): broadcaster.yield(.message(device: id, characteristic: characteristic, message))
+                case .rejected(let reason): broadcaster.yield(.rejected(device: id, reason: reason))
+                case .pending: break
+                }
+            },
+            linkUp: { id, characteristics in
+                outboxes.withLock { $0[id] }?.linkUp(writeCharacteristic.flatMap { characteristics[$0] })
+            },
+            linkLost: { id in
+                incoming.reset(id)
+                outboxes.withLock { $0[id] }?.linkLost()
+            },
+            flush: { id in outboxes.withLock { $0[id] }?.flush() }
         )
     }
 
