@@ -51,7 +51,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "BleuOrchestrationTests", dependencies: ["BleuOrchestration", "BleuEmulator"]),
+        .testTarget(
+            name: "BleuOrchestrationTests",
+            dependencies: [
+                "BleuOrchestration", "BleuEmulator",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

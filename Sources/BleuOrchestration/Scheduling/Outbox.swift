@@ -36,10 +36,12 @@ final class Outbox: Sendable {
     private let central: any CentralManager
     private let state: Locked<State>
     private let report: @Sendable (DeviceEvent) async -> Void
+    private let metrics: DeviceMetrics
 
-    init(device: UUID, central: any CentralManager, limits: SchedulerLimits,
+    init(device: UUID, central: any CentralManager, limits: SchedulerLimits, metrics: DeviceMetrics,
          report: @escaping @Sendable (DeviceEvent) async -> Void) {
         self.device = device
+        self.metrics = metrics
         self.central = central
         self.state = Locked(State(queues: OutgoingQueues(limits: limits)))
         self.report = report
@@ -53,6 +55,7 @@ final class Outbox: Sendable {
     func enqueue(_ message: Data, qos: QoSClass) throws(FleetError) {
         let pressure: Bool? = try state.withLock { state throws(FleetError) in
             try state.queues.enqueue(message, qos: qos, device: device)
+            metrics.queueDepth(qos, state.queues.depth(of: qos))
             let full = QoSClass.allCases.contains { state.queues.isFull($0) }
             guard full != state.backPressure else { return nil }
             state.backPressure = full
@@ -112,6 +115,7 @@ final class Outbox: Sendable {
                 try await send(message, to: characteristic, epoch: epoch, using: &fragmenter)
                 let relieved = state.withLock { state -> Bool in
                     state.queues.complete(qos)
+                    metrics.queueDepth(qos, state.queues.depth(of: qos))
                     state.counters.messages += 1
                     state.counters.bytes += message.count
                     let full = QoSClass.allCases.contains { state.queues.isFull($0) }
@@ -151,6 +155,7 @@ final class Outbox: Sendable {
             } else {
                 try await central.write(fragment, to: characteristic, type: .withResponse)
                 state.withLock { $0.counters.withResponse += 1 }
+                metrics.write(withResponse: true)
             }
         }
     }
@@ -162,6 +167,7 @@ final class Outbox: Sendable {
                 do {
                     try await central.write(fragment, to: characteristic, type: .withoutResponse)
                     state.withLock { $0.counters.withoutResponse += 1 }
+                    metrics.write(withResponse: false)
                     return
                 } catch BleuError.sendQueueFull {
                     // Lost the race for the credit: wait for the next one.
