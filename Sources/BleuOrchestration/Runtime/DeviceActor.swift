@@ -55,6 +55,10 @@ actor DeviceActor {
             if !before.holdsLink && before != .resolving && after == .resolving { attemptStarted = now }
             hooks.stateChanged(id, before, after, now)
             if before.holdsLink && !after.holdsLink {
+                // Whatever ran on the old link (a discovery, say) is moot: stop it, so the next
+                // attempt's operations do not wait behind it, and drop its late result.
+                operation?.cancel()
+                generation &+= 1
                 stopReaders()
                 characteristics = [:]
                 hooks.linkLost(id)
@@ -76,6 +80,12 @@ actor DeviceActor {
         case .suspended, .degraded: logger.warning("device \(after.name)", metadata: metadata)
         default: logger.debug("device \(after.name)", metadata: metadata)
         }
+    }
+
+    /// Feeds the machine the back-pressure as `read` says it is now (read on this actor, so the
+    /// last report always carries the latest value).
+    func refreshBackPressure(_ read: @Sendable () -> Bool) {
+        handle(.backPressure(read()))
     }
 
     /// Stops every task of the device (when the orchestrator goes away).

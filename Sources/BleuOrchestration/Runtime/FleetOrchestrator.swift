@@ -134,6 +134,11 @@ public actor FleetOrchestrator {
         outboxes.withLock { $0[device] }?.depth(of: qos) ?? 0
     }
 
+    /// The deepest a device's queue of a class has been.
+    public nonisolated func peakQueueDepth(of device: UUID, qos: QoSClass) -> Int {
+        outboxes.withLock { $0[device] }?.peakDepth(of: qos) ?? 0
+    }
+
     /// Writes sent to a device so far, by type, and whole messages confirmed.
     public nonisolated func writeCounts(of device: UUID) -> (withoutResponse: Int, withResponse: Int, messages: Int) {
         let counters = outboxes.withLock { $0[device] }?.counters ?? Outbox.Counters()
@@ -277,10 +282,12 @@ public actor FleetOrchestrator {
         let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, clock: clock,
                                  hooks: hooks(), metrics: metrics, logger: logger)
         devices[id] = device
-        let outbox = Outbox(device: id, central: radio.central, limits: configuration.scheduler,
-                            metrics: metrics) { [weak device] event in
-            await device?.handle(event)
-        }
+        let outboxes = outboxes
+        let outbox = Outbox(device: id, central: radio.central, limits: configuration.scheduler, metrics: metrics,
+                            report: { [weak device] event in await device?.handle(event) },
+                            reportPressure: { [weak device] in
+                                await device?.refreshBackPressure { outboxes.withLock { $0[id] }?.isBackPressured ?? false }
+                            })
         outboxes.withLock { $0[id] = outbox }
         registry.withLock { $0[id] = .idle }
         await device.handle(.policyUpdated(eligible: eligible.contains(id)))

@@ -26,6 +26,7 @@ final class Outbox: Sendable {
         var characteristic: RemoteCharacteristic?
         var epoch = 0
         var pumping = false
+        var pump: Task<Void, Never>?
         var creditWaiter: CheckedContinuation<Void, Never>?
         var creditSignal = false
         var counters = Counters()
@@ -36,11 +37,18 @@ final class Outbox: Sendable {
     private let central: any CentralManager
     private let state: Locked<State>
     private let report: @Sendable (DeviceEvent) async -> Void
+    private let reportPressure: @Sendable () async -> Void
     private let metrics: DeviceMetrics
 
+    /// - Parameters:
+    ///   - report: delivers an event to the device's machine.
+    ///   - reportPressure: tells the machine the back-pressure as it is when the machine reads
+    ///     it (through ``isBackPressured``), so reports that overtake each other cannot leave a
+    ///     stale value behind.
     init(device: UUID, central: any CentralManager, limits: SchedulerLimits, metrics: DeviceMetrics,
-         report: @escaping @Sendable (DeviceEvent) async -> Void) {
+         report: @escaping @Sendable (DeviceEvent) async -> Void, reportPressure: @escaping @Sendable () async -> Void) {
         self.device = device
+        self.reportPressure = reportPressure
         self.metrics = metrics
         self.central = central
         self.state = Locked(State(queues: OutgoingQueues(limits: limits)))
@@ -49,7 +57,12 @@ final class Outbox: Sendable {
 
     var counters: Counters { state.withLock { $0.counters } }
 
+    /// Whether a class is at its bound now.
+    var isBackPressured: Bool { state.withLock { $0.backPressure } }
+
     func depth(of qos: QoSClass) -> Int { state.withLock { $0.queues.depth(of: qos) } }
+
+    func peakDepth(of qos: QoSClass) -> Int { state.withLock { $0.queues.peakDepth[qos] ?? 0 } }
 
     /// Queues a message; throws ``FleetError`` when its class is full or it is too large.
     func enqueue(_ message: Data, qos: QoSClass) throws(FleetError) {
@@ -61,7 +74,7 @@ final class Outbox: Sendable {
             state.backPressure = full
             return full
         }
-        if let pressure { Task { await report(.backPressure(pressure)) } }
+        if pressure != nil { Task { await reportPressure() } }
         flush()
     }
 
@@ -75,27 +88,30 @@ final class Outbox: Sendable {
 
     /// The link is gone: the pump stops after its current write; unconfirmed messages stay queued.
     func linkLost() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let (waiter, pump) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
             state.characteristic = nil
             state.epoch += 1
             defer { state.creditWaiter = nil }
-            return state.creditWaiter
+            return (state.creditWaiter, state.pump)
         }
         waiter?.resume()
+        // A write on a dead link may never complete by itself: cancel it; its message is requeued.
+        pump?.cancel()
     }
 
     /// Sends what is queued (starting the pump if it is not running), and passes on a credit.
     func flush() {
-        let (waiter, start) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             let waiter = state.creditWaiter
             state.creditWaiter = nil
             if waiter == nil { state.creditSignal = true }
-            guard !state.pumping, state.characteristic != nil, state.queues.waiting > 0 else { return (waiter, false) }
-            state.pumping = true
-            return (waiter, true)
+            if !state.pumping, state.characteristic != nil, state.queues.waiting > 0 {
+                state.pumping = true
+                state.pump = Task { await self.pump() }
+            }
+            return waiter
         }
         waiter?.resume()
-        if start { Task { await pump() } }
     }
 
     // MARK: The pump
@@ -123,7 +139,7 @@ final class Outbox: Sendable {
                     state.backPressure = false
                     return true
                 }
-                if relieved { await report(.backPressure(false)) }
+                if relieved { await reportPressure() }
                 await report(.writeSucceeded)
             } catch {
                 state.withLock { state in

@@ -13,6 +13,8 @@ public struct OutgoingQueues: Sendable {
     public let limits: SchedulerLimits
     private var queues: [QoSClass: Deque<Data>] = [:]
     private var inFlight: [QoSClass: Int] = [:]
+    /// The deepest each class has been (waiting and in flight together).
+    public private(set) var peakDepth: [QoSClass: Int] = [:]
     private var current = 0
     private var credit: Int
     private static let order = QoSClass.allCases
@@ -39,6 +41,7 @@ public struct OutgoingQueues: Sendable {
         }
         guard !isFull(qos) else { throw .queueFull(device: device, qos: qos, limit: limits.capacity(of: qos)) }
         queues[qos, default: []].append(message)
+        peakDepth[qos] = max(peakDepth[qos] ?? 0, depth(of: qos))
     }
 
     /// Takes the next message by the weighted round-robin, or `nil` when every queue is empty.
