@@ -65,6 +65,7 @@ let package = Package(
                 "BleuCore",
                 "BleuEmulator",
                 "BleuWire", "CZlib",
+                "BleuOrchestration",
             ],
             path: "Benchmarks/bleu-bench"
         ),

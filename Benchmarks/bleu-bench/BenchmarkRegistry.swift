@@ -3,5 +3,6 @@ enum BenchmarkRegistry {
     static let suites: [any BenchmarkSuite] = [
         LinkBenchmark(),
         WireBenchmark(), CodecBenchmark(),
+        FleetBenchmark(),
     ]
 }

@@ -135,7 +135,14 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
             return false
         }
         guard !overdue || quiet > 2000 else { continue }
-        if quiet >= (busy ? busyPatience : 20), let next = world.clock.nextDeadline {
+        if quiet >= (busy ? busyPatience : 20), var next = world.clock.nextDeadline {
+            // Never past a backoff deadline the machines announced: its timer task may not be
+            // asleep on the clock yet, and would then wake only at whatever comes next.
+            let announced = fleet.states.values.compactMap { state -> Duration? in
+                if case .backingOff(_, let deadline) = state { return deadline }
+                return nil
+            }.min()
+            if let announced, announced > now, announced < next.offset { next = ManualClock.Instant(offset: announced) }
             world.clock.advance(to: next)
             quiet = 0
         }
