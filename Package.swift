@@ -66,6 +66,7 @@ let package = Package(
                 "BleuEmulator",
                 "BleuWire", "CZlib",
                 "BleuOrchestration",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/bleu-bench"
         ),

@@ -2,6 +2,7 @@ import BleuCore
 import BleuEmulator
 import BleuOrchestration
 import Foundation
+import Logging
 
 /// `bleu-bench fleet`: the orchestrator on the realistic link, in real time.
 ///
@@ -92,7 +93,7 @@ struct FleetBenchmark: BenchmarkSuite {
         let fleet = FleetOrchestrator(central: central,
                                       configuration: FleetConfiguration(profile: profile, pool: PoolPolicy(maximumConcurrency: count),
                                                                         maximumConnectionAttempts: 8, scheduler: limits),
-                                      seed: 1)
+                                      seed: 1, logger: Self.quietLogger)
         let events = fleet.events()
         for id in ids { await fleet.pin(id) }
         await fleet.start()
@@ -139,6 +140,13 @@ struct FleetBenchmark: BenchmarkSuite {
         }
         await fleet.shutdown()
         return Outcome(total: total, perDevice: perDevice, recoveries: recoveries)
+    }
+
+    /// Only errors, on standard error: the figures own standard output.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "bleu.bench.fleet") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .error
+        return logger
     }
 
     static func percentile(_ sorted: [Double], _ p: Double) -> Double {
