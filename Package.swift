@@ -51,11 +51,18 @@ let package = Package(
             name: "BleuOrchestration",
             dependencies: [
                 "BleuCore", "BleuWire",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "BleuOrchestrationTests", dependencies: ["BleuOrchestration", "BleuEmulator"]),
+        .testTarget(
+            name: "BleuOrchestrationTests",
+            dependencies: [
+                "BleuOrchestration", "BleuEmulator",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         // The distributed actor system over BLE.
         .target(
             name: "Bleu",
@@ -101,6 +108,8 @@ let package = Package(
                 "BleuWire", "CZlib",
                 "BleuGATT",
                 "Bleu",
+                "BleuOrchestration",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/bleu-bench"
         ),

@@ -5,5 +5,6 @@ enum BenchmarkRegistry {
         WireBenchmark(), CodecBenchmark(),
         GATTBenchmark(),
         RPCBenchmark(),
+        FleetBenchmark(),
     ]
 }

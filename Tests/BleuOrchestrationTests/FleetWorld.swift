@@ -93,8 +93,16 @@ struct FleetWorld: Sendable {
 /// next timer only when nothing has happened for a while (no lifecycle event, nothing new at the
 /// peripherals), so virtual time passes only while the engine waits on it. Fails after `rounds` idle
 /// rounds without the predicate holding, which catches a deadlock without waiting in real time.
+/// ``settle(_:_:rounds:busyPatience:sourceLocation:until:)`` without recording an issue when
+/// the predicate never holds.
+func settleQuietly(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int,
+                   until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
+    await settle(fleet, world, rounds: rounds, record: false, until: predicate)
+}
+
 @discardableResult
-func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000, sourceLocation: SourceLocation = #_sourceLocation,
+func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000, busyPatience: Int = 400,
+            record: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
             until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
     var lastMark = -1
     var quiet = 0
@@ -111,11 +119,35 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
         // A device resolving, connecting or discovering normally waits on the radio, not on the
         // clock: give it much longer before deciding that only a timer can move things on.
         let busy = fleet.states.values.contains { $0 == .resolving || $0 == .connecting || $0 == .discovering }
-        if quiet >= (busy ? 400 : 20), let next = world.clock.nextDeadline {
+        // Every device waiting on a timer must have its timer asleep on the clock before time moves
+        // (a timer task that has not started yet would otherwise see its deadline already passed).
+        let timed = fleet.states.values.filter { state in
+            switch state {
+            case .backingOff, .discovering, .suspended(.circuitOpen), .suspended(.budgetExhausted): true
+            default: false
+            }
+        }.count
+        guard world.clock.sleeperCount >= timed || quiet > 2000 else { continue }
+        // A backoff whose deadline has come must be handled before time moves on again.
+        let now = world.clock.now.offset
+        let overdue = fleet.states.values.contains { state in
+            if case .backingOff(_, let deadline) = state { return deadline <= now }
+            return false
+        }
+        guard !overdue || quiet > 2000 else { continue }
+        if quiet >= (busy ? busyPatience : 20), var next = world.clock.nextDeadline {
+            // Never past a backoff deadline the machines announced: its timer task may not be
+            // asleep on the clock yet, and would then wake only at whatever comes next.
+            let announced = fleet.states.values.compactMap { state -> Duration? in
+                if case .backingOff(_, let deadline) = state { return deadline }
+                return nil
+            }.min()
+            if let announced, announced > now, announced < next.offset { next = ManualClock.Instant(offset: announced) }
             world.clock.advance(to: next)
             quiet = 0
         }
     }
+    guard record else { return false }
     Issue.record("the fleet did not settle: \(fleet.states.map { "\($0.key.uuidString.prefix(4)): \($0.value)" }.sorted())",
                  sourceLocation: sourceLocation)
     return false

@@ -13,7 +13,9 @@ actor DeviceActor {
     private let profile: DeviceProfile
     private let clock: OrchestratorClock
     private let hooks: DeviceHooks
+    private let metrics: DeviceMetrics
     private var logger: Logger
+    private var stateSince: Duration = .zero
 
     private var operation: Task<Void, Never>?
     private var generation: UInt64 = 0
@@ -23,13 +25,15 @@ actor DeviceActor {
     private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
 
     init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, clock: OrchestratorClock,
-         hooks: DeviceHooks, logger: Logger) {
+         hooks: DeviceHooks, metrics: DeviceMetrics, logger: Logger) {
         self.id = id
         self.machine = machine
         self.radio = radio
         self.profile = profile
         self.clock = clock
         self.hooks = hooks
+        self.metrics = metrics
+        self.stateSince = clock.now()
         self.logger = logger
         self.logger[metadataKey: "device"] = "\(id)"
     }
@@ -43,21 +47,45 @@ actor DeviceActor {
         let before = machine.state
         let effects = machine.apply(event, now: now)
         let after = machine.state
+        if let failure = event.failure { metrics.failure(failure) }
         if after != before {
-            logger.debug("state \(before) → \(after) on \(event)")
+            log(before, after, event)
+            metrics.transition(from: before, to: after, stayed: now - stateSince, now: now)
+            stateSince = now
             if !before.holdsLink && before != .resolving && after == .resolving { attemptStarted = now }
             hooks.stateChanged(id, before, after, now)
             if before.holdsLink && !after.holdsLink {
+                // Whatever ran on the old link (a discovery, say) is moot: stop it, so the next
+                // attempt's operations do not wait behind it, and drop its late result.
+                operation?.cancel()
+                generation &+= 1
                 stopReaders()
                 characteristics = [:]
                 hooks.linkLost(id)
             }
             if after == .ready, before == .discovering {
                 hooks.ready(id, now - (attemptStarted ?? now))
+                metrics.ready(after: now - (attemptStarted ?? now))
                 attemptStarted = nil
             }
         }
         for effect in effects { execute(effect) }
+    }
+
+    private func log(_ before: DeviceState, _ after: DeviceState, _ event: DeviceEvent) {
+        let metadata: Logger.Metadata = ["from": "\(before)", "to": "\(after)", "event": "\(event)"]
+        switch after {
+        case .ready: logger.info("device ready", metadata: metadata)
+        case .backingOff: logger.notice("device backing off", metadata: metadata)
+        case .suspended, .degraded: logger.warning("device \(after.name)", metadata: metadata)
+        default: logger.debug("device \(after.name)", metadata: metadata)
+        }
+    }
+
+    /// Feeds the machine the back-pressure as `read` says it is now (read on this actor, so the
+    /// last report always carries the latest value).
+    func refreshBackPressure(_ read: @Sendable () -> Bool) {
+        handle(.backPressure(read()))
     }
 
     /// Stops every task of the device (when the orchestrator goes away).

@@ -1,6 +1,7 @@
 import BleuCore
 import Foundation
 import Logging
+import CoreMetrics
 
 /// Keeps a fleet of peripherals connected and served: the public face and the policy.
 ///
@@ -26,8 +27,14 @@ public actor FleetOrchestrator {
     let radio: RadioOwner
     private let clock: OrchestratorClock
     private let logger: Logger
+    private let metricsFactory: any MetricsFactory
+    private let store: (any PinnedDeviceStore)?
+    private let restorationTimeout: Duration
+    private var restorationTimer: Task<Void, Never>?
     private let broadcaster = EventBroadcaster<FleetEvent>()
     private let registry = Locked([UUID: DeviceState]())
+    private let outboxes = Locked([UUID: Outbox]())
+    private let incoming = IncomingPipeline()
 
     private var devices: [UUID: DeviceActor] = [:]
     private var deviceCount: UInt64 = 0
@@ -44,8 +51,15 @@ public actor FleetOrchestrator {
     ///   - clock: the clock of timers and backoff (a test passes a manual clock).
     ///   - seed: the seed of the jitter; `nil` draws one (read ``seed`` to replay).
     ///   - logger: where structured logs go; each carries the session and device identifiers.
+    ///   - metrics: where metrics go; `nil` uses the process's `MetricsSystem`.
+    ///   - store: where pinned identifiers persist; ``start()`` pins what it holds, and every
+    ///     pin and unpin saves.
+    ///   - restorationTimeout: with a central that has a restore identifier, how long
+    ///     ``start()`` waits for its restoration before connecting anew.
     public init<C: Clock>(central: any CentralManager, configuration: FleetConfiguration, clock: C,
-                          seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet")) where C.Duration == Duration {
+                          seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet"),
+                          metrics: (any MetricsFactory)? = nil, store: (any PinnedDeviceStore)? = nil,
+                          restorationTimeout: Duration = .seconds(1)) where C.Duration == Duration {
         let seed = seed ?? UInt64.random(in: .min ... .max)
         self.seed = seed
         self.sessionID = String(seed, radix: 36)
@@ -55,6 +69,9 @@ public actor FleetOrchestrator {
         var logger = logger
         logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
         self.logger = logger
+        self.metricsFactory = metrics ?? MetricsSystem.factory
+        self.store = store
+        self.restorationTimeout = restorationTimeout
         self.radio = RadioOwner(central: central, maximumAttempts: configuration.maximumConnectionAttempts,
                                 connectTimeout: configuration.connectTimeout)
     }
@@ -99,13 +116,64 @@ public actor FleetOrchestrator {
         get async { await (radio.attemptCount, radio.peakAttempts, radio.overlappingAttempts) }
     }
 
+    // MARK: Sending
+
+    /// Queues a message for a device in a QoS class; it is framed with BleuWire and sent when
+    /// the device is ready, resent whole after a link loss until confirmed.
+    /// - Throws: ``FleetError/queueFull(device:qos:limit:)`` when the class's queue is at its
+    ///   bound; ``FleetError/unknownDevice(_:)``; ``FleetError/notWritable(_:)``;
+    ///   ``FleetError/messageTooLarge(size:maximum:)``.
+    public nonisolated func send(_ message: Data, to device: UUID, qos: QoSClass = .interactive) throws(FleetError) {
+        guard configuration.profile.writeCharacteristic != nil else { throw .notWritable(device) }
+        guard let outbox = outboxes.withLock({ $0[device] }) else { throw .unknownDevice(device) }
+        try outbox.enqueue(message, qos: qos)
+    }
+
+    /// Messages waiting or in flight for a device in a class.
+    public nonisolated func queueDepth(of device: UUID, qos: QoSClass) -> Int {
+        outboxes.withLock { $0[device] }?.depth(of: qos) ?? 0
+    }
+
+    /// The deepest a device's queue of a class has been.
+    public nonisolated func peakQueueDepth(of device: UUID, qos: QoSClass) -> Int {
+        outboxes.withLock { $0[device] }?.peakDepth(of: qos) ?? 0
+    }
+
+    /// Writes sent to a device so far, by type, and whole messages confirmed.
+    public nonisolated func writeCounts(of device: UUID) -> (withoutResponse: Int, withResponse: Int, messages: Int) {
+        let counters = outboxes.withLock { $0[device] }?.counters ?? Outbox.Counters()
+        return (counters.withoutResponse, counters.withResponse, counters.messages)
+    }
+
     // MARK: Running
 
     /// Starts managing devices: follows the central's state and connects what policy wants.
     public func start() async {
         guard !running else { return }
         running = true
+        if let store {
+            do {
+                let saved = try store.load()
+                for id in saved.subtracting(pinned) {
+                    pinned.insert(id)
+                    _ = await actor(for: id)
+                }
+            } catch {
+                logger.error("could not load the pinned devices; starting without them", metadata: ["error": "\(error)"])
+            }
+            await applyPolicy()
+        }
         logger.info("fleet starting", metadata: ["pinned": "\(pinned.count)", "pooled": "\(candidates.count)"])
+        if radio.central.restoreIdentifier != nil && !restoring {
+            restoring = true
+            for device in devices.values { await device.handle(.restorationBegan) }
+            let clock = clock
+            let deadline = clock.now() + restorationTimeout
+            restorationTimer = Task { [weak self] in
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self?.endRestoration(connected: [])
+            }
+        }
         await radio.startEvents { [weak self] event in await self?.route(event) }
         radioState = await radio.central.state
         for device in devices.values {
@@ -125,6 +193,7 @@ public actor FleetOrchestrator {
     /// Stops and ends every task; the orchestrator cannot be used afterwards.
     public func shutdown() async {
         await stop()
+        restorationTimer?.cancel()
         await radio.stopEvents()
         for device in devices.values { await device.shutdown() }
         broadcaster.finish()
@@ -135,6 +204,7 @@ public actor FleetOrchestrator {
     /// Pins a device: it is kept connected whatever the pool does.
     public func pin(_ device: UUID) async {
         guard pinned.insert(device).inserted else { return }
+        save()
         _ = await actor(for: device)
         await applyPolicy()
     }
@@ -142,6 +212,7 @@ public actor FleetOrchestrator {
     /// Unpins a device; it stays managed as a pool candidate if it was offered.
     public func unpin(_ device: UUID) async {
         guard pinned.remove(device) != nil else { return }
+        save()
         await applyPolicy()
     }
 
@@ -168,6 +239,29 @@ public actor FleetOrchestrator {
     /// The pool policy in force.
     public var poolPolicy: PoolPolicy { pool }
 
+    private func save() {
+        do {
+            try store?.save(pinned)
+        } catch {
+            logger.error("could not save the pinned devices", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Restoration is over: devices whose links were restored take them over (discovering and
+    /// subscribing again, without a new connection); the others connect anew.
+    private func endRestoration(connected: Set<UUID>) async {
+        guard restoring else { return }
+        restoring = false
+        restorationTimer?.cancel()
+        restorationTimer = nil
+        logger.info("restoration ended", metadata: ["restored": "\(connected.count)"])
+        for id in connected where devices[id] == nil {
+            // A restored link to a device nobody manages: cancel it.
+            await radio.cancel(id)
+        }
+        for (id, device) in devices { await device.handle(.restorationEnded(connected: connected.contains(id))) }
+    }
+
     private func applyPolicy() async {
         let incumbents = eligible.subtracting(pinned)
         let chosen = pool.eligible(pinned: pinned, candidates: candidates, incumbents: incumbents, now: clock.now())
@@ -184,9 +278,17 @@ public actor FleetOrchestrator {
         if let device = devices[id] { return device }
         deviceCount += 1
         let machine = DeviceMachine(policy: configuration.backoff, seed: seed &+ deviceCount &* 0x9E37_79B9_7F4A_7C15)
+        let metrics = DeviceMetrics(device: id, session: sessionID, factory: metricsFactory)
         let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, clock: clock,
-                                 hooks: hooks(), logger: logger)
+                                 hooks: hooks(), metrics: metrics, logger: logger)
         devices[id] = device
+        let outboxes = outboxes
+        let outbox = Outbox(device: id, central: radio.central, limits: configuration.scheduler, metrics: metrics,
+                            report: { [weak device] event in await device?.handle(event) },
+                            reportPressure: { [weak device] in
+                                await device?.refreshBackPressure { outboxes.withLock { $0[id] }?.isBackPressured ?? false }
+                            })
+        outboxes.withLock { $0[id] = outbox }
         registry.withLock { $0[id] = .idle }
         await device.handle(.policyUpdated(eligible: eligible.contains(id)))
         await device.handle(.centralStateChanged(radioState))
@@ -198,16 +300,31 @@ public actor FleetOrchestrator {
     private nonisolated func hooks() -> DeviceHooks {
         let registry = registry
         let broadcaster = broadcaster
+        let outboxes = outboxes
+        let incoming = incoming
+        let clock = clock
+        let writeCharacteristic = configuration.profile.writeCharacteristic
         return DeviceHooks(
             stateChanged: { id, from, to, at in
                 registry.withLock { $0[id] = to }
                 broadcaster.yield(.stateChanged(device: id, from: from, to: to, at: at))
             },
             ready: { id, latency in broadcaster.yield(.ready(device: id, latency: latency)) },
-            value: { id, characteristic, value in broadcaster.yield(.message(device: id, characteristic: characteristic, value)) },
-            linkUp: { _, _ in },
-            linkLost: { _ in },
-            flush: { _ in }
+            value: { id, characteristic, value in
+                switch incoming.receive(value, from: id, now: clock.now()) {
+                case .message(let message): broadcaster.yield(.message(device: id, characteristic: characteristic, message))
+                case .rejected(let reason): broadcaster.yield(.rejected(device: id, reason: reason))
+                case .pending: break
+                }
+            },
+            linkUp: { id, characteristics in
+                outboxes.withLock { $0[id] }?.linkUp(writeCharacteristic.flatMap { characteristics[$0] })
+            },
+            linkLost: { id in
+                incoming.reset(id)
+                outboxes.withLock { $0[id] }?.linkLost()
+            },
+            flush: { id in outboxes.withLock { $0[id] }?.flush() }
         )
     }
 
@@ -224,7 +341,9 @@ public actor FleetOrchestrator {
             await devices[id]?.handle(.disconnected(FailureClass.classify(reason)))
         case .readyToSendWriteWithoutResponse(let id):
             await devices[id]?.handle(.readyToSend)
-        case .willRestoreState, .connected, .mtuChanged, .servicesChanged:
+        case .willRestoreState(let restoration):
+            await endRestoration(connected: Set(restoration.peripherals))
+        case .connected, .mtuChanged, .servicesChanged:
             break
         }
     }

@@ -1,0 +1,159 @@
+import BleuCore
+import BleuEmulator
+import BleuOrchestration
+import Foundation
+import Logging
+
+/// `bleu-bench fleet`: the orchestrator on the realistic link, in real time.
+///
+/// - N devices (100; 20 with `--quick`) each receive the same bulk data through the engine
+///   (outgoing scheduler, BleuWire framing, credits): total goodput as a ratio of one device
+///   alone on the same radio, measured in the same run (`fleet.total_ratio`); per-device goodput
+///   and Jain's fairness index over it (`fleet.jain_index`).
+/// - Then links are lost one after another: time from the loss to ready again
+///   (`fleet.recovery_ms.p50`, `.p99`).
+struct FleetBenchmark: BenchmarkSuite {
+    let name = "fleet"
+    let summary = "fleet goodput against one device alone, Jain's fairness, recovery time after link loss"
+
+    static let service = BluetoothUUID(string: "8E7F0001-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+    static let stream = BluetoothUUID(string: "8E7F0002-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+    static let inbox = BluetoothUUID(string: "8E7F0003-5B4C-4E2A-9C1D-0A1B2C3D4E5F")!
+
+    func run(_ options: BenchmarkOptions, _ report: inout BenchmarkReport) async throws {
+        let count = options.quick ? 20 : 100
+        let bytes = options.quick ? 4 * 1024 : 8 * 1024
+        progress("fleet: one device alone (reference)")
+        let single = try await Self.stream(devices: 1, bytesPerDevice: bytes * 4, losses: 0)
+        progress("fleet: \(count) devices")
+        let fleet = try await Self.stream(devices: count, bytesPerDevice: bytes, losses: options.quick ? 10 : 30)
+        let reference = single.total
+        report.record("single_kbps", reference / 1000, unit: "kb/s", "one device alone, goodput")
+        report.record("total_kbps", fleet.total / 1000, unit: "kb/s", "\(count) devices, total goodput")
+        report.record("total_ratio", fleet.total / reference, unit: "x", "total / one device alone")
+        let perDevice = fleet.perDevice
+        let mean = perDevice.reduce(0, +) / Double(perDevice.count)
+        report.record("per_device_kbps.mean", mean / 1000, unit: "kb/s", "per-device goodput, mean")
+        report.record("per_device_kbps.min", (perDevice.min() ?? 0) / 1000, unit: "kb/s", "per-device goodput, min")
+        report.record("per_device_kbps.max", (perDevice.max() ?? 0) / 1000, unit: "kb/s", "per-device goodput, max")
+        let squares = perDevice.map { $0 * $0 }.reduce(0, +)
+        report.record("jain_index", squares > 0 ? pow(perDevice.reduce(0, +), 2) / (Double(perDevice.count) * squares) : 0,
+                      unit: "", "Jain's fairness index (1 = fair)")
+        let recoveries = fleet.recoveries.sorted()
+        if !recoveries.isEmpty {
+            report.record("recovery_ms.p50", Self.percentile(recoveries, 0.5) * 1000, unit: "ms", "link loss → ready, median")
+            report.record("recovery_ms.p99", Self.percentile(recoveries, 0.99) * 1000, unit: "ms", "link loss → ready, 99th percentile")
+            report.record("recovery.samples", Double(recoveries.count), unit: "", "link losses measured")
+        }
+    }
+
+    struct Outcome {
+        var total: Double  // bits per second
+        var perDevice: [Double]
+        var recoveries: [Double]  // seconds
+    }
+
+    static func stream(devices count: Int, bytesPerDevice: Int, losses: Int) async throws -> Outcome {
+        var configuration = EmulatorConfiguration.default
+        configuration.maximumConnectionsPerCentral = count + 4
+        configuration.supervisionTimeout = .milliseconds(100)
+        configuration.seed = 1
+        let bus = EmulatorBus(configuration: configuration)
+        var peripherals: [EmulatedPeripheralManager] = []
+        var apps: [Task<Void, Never>] = []
+        defer { for app in apps { app.cancel() } }
+        for index in 0..<count {
+            let peripheral = EmulatedPeripheralManager(bus: bus)
+            let events = peripheral.events()
+            apps.append(Task { [weak peripheral] in
+                for await event in events {
+                    guard let peripheral else { return }
+                    if case .writeRequests(let requests) = event, requests.needsResponse {
+                        await peripheral.respond(to: requests, with: .success(()))
+                    }
+                }
+            })
+            _ = try await peripheral.add(ServiceDefinition(uuid: service, characteristics: [
+                CharacteristicDefinition(uuid: stream, properties: [.notify], permissions: .readable),
+                CharacteristicDefinition(uuid: inbox, properties: [.write, .writeWithoutResponse], permissions: .writeable),
+            ]))
+            try await peripheral.startAdvertising(AdvertisingData(localName: "B\(index)", serviceUUIDs: [service]))
+            peripherals.append(peripheral)
+        }
+        let central = EmulatedCentralManager(bus: bus)
+        var ids: [UUID] = []
+        for try await advertisement in try await central.scan(ScanOptions(services: [service])) {
+            ids.append(advertisement.peripheral)
+            if ids.count == count { break }
+        }
+        await central.stopScan()
+
+        let profile = DeviceProfile(service: service, subscriptions: [stream], writeCharacteristic: inbox)
+        let limits = SchedulerLimits(capacity: [.control: 4, .interactive: 4, .bulk: 64], maximumMessageSize: 2048)
+        let fleet = FleetOrchestrator(central: central,
+                                      configuration: FleetConfiguration(profile: profile, pool: PoolPolicy(maximumConcurrency: count),
+                                                                        maximumConnectionAttempts: 8, scheduler: limits),
+                                      seed: 1, logger: Self.quietLogger)
+        let events = fleet.events()
+        for id in ids { await fleet.pin(id) }
+        await fleet.start()
+        let clock = ContinuousClock()
+        let readyAt = Locked([UUID: ContinuousClock.Instant]())
+        let watcher = Task {
+            for await event in events {
+                if case .ready(let id, _) = event { readyAt.withLock { $0[id] = clock.now } }
+            }
+        }
+        defer { watcher.cancel() }
+        while fleet.states.values.contains(where: { $0 != .ready }) { try await clock.sleep(for: .milliseconds(5)) }
+
+        // Bulk data: 2 KB messages.
+        let messages = max(1, bytesPerDevice / 2048)
+        let start = clock.now
+        for id in ids {
+            for number in 0..<messages { try fleet.send(Data(repeating: UInt8(number & 0xFF), count: 2048), to: id, qos: .bulk) }
+        }
+        var finished: [UUID: Duration] = [:]
+        while finished.count < ids.count {
+            for id in ids where finished[id] == nil && fleet.writeCounts(of: id).messages >= messages {
+                finished[id] = start.duration(to: clock.now)
+            }
+            try await clock.sleep(for: .milliseconds(2))
+        }
+        let bits = Double(messages * 2048 * 8)
+        let perDevice = ids.map { bits / finished[$0]!.seconds }
+        let total = bits * Double(ids.count) / (finished.values.max() ?? .seconds(1)).seconds
+
+        // Recovery: lose links one after another, each time from the loss to ready again.
+        var recoveries: [Double] = []
+        var random = SeededRandomNumberGenerator(seed: 2)
+        for _ in 0..<losses {
+            let victim = ids.randomElement(using: &random)!
+            readyAt.withLock { $0[victim] = nil }
+            let lost = clock.now
+            bus.loseLink(between: central, and: victim)
+            let deadline = lost.advanced(by: .seconds(10))
+            while readyAt.withLock({ $0[victim] }) == nil && clock.now < deadline {
+                try await clock.sleep(for: .milliseconds(1))
+            }
+            if let ready = readyAt.withLock({ $0[victim] }) { recoveries.append(lost.duration(to: ready).seconds) }
+        }
+        await fleet.shutdown()
+        return Outcome(total: total, perDevice: perDevice, recoveries: recoveries)
+    }
+
+    /// Only errors, on standard error: the figures own standard output.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "bleu.bench.fleet") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .error
+        return logger
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    private func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
