@@ -10,21 +10,21 @@ struct ATTLink {
     let handle: UInt16
     var database = GATTDatabase(deviceName: "bleu-host")
     var connection = ATTServerConnection()
-    var frames: AsyncStream<HCIHost.ReceivedFrame>.Iterator
+    var inbound: AsyncStream<HCIHost.Inbound>.Iterator
     /// Notifications and indications received, in order.
     private(set) var notifications: [ATTPDU] = []
 
     init(host: HCIHost, handle: UInt16) {
         self.host = host
         self.handle = handle
-        frames = host.frames.makeAsyncIterator()
+        inbound = host.inbound.makeAsyncIterator()
     }
 
     /// Sends a request and returns its response (or Error Response).
     mutating func request(_ pdu: ATTPDU) async throws -> ATTPDU {
         try await host.send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: pdu.encoded), on: handle)
-        while let received = await frames.next() {
-            guard received.handle == handle, received.frame.channelID == L2CAPBFrame.attCID else { continue }
+        while let item = await inbound.next() {
+            guard case .frame(let received) = item, received.handle == handle, received.frame.channelID == L2CAPBFrame.attCID else { continue }
             let opcode = ATTOpcode(rawValue: received.frame.payload.first ?? 0)
             switch opcode.method {
             case .response?:

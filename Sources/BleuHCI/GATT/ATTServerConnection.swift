@@ -22,6 +22,11 @@ public struct ATTServerConnection: Sendable {
         mtu = max(23, min(Int(clientMTU), maxMTU))
     }
 
+    /// Sets the MTU the bearer uses (after an exchange our own client made).
+    mutating func setMTU(_ value: Int) {
+        mtu = max(23, min(value, maxMTU))
+    }
+
     mutating func configure(_ valueHandle: UInt16, _ bits: UInt16) {
         clientConfigurations[valueHandle] = bits == 0 ? nil : bits
     }

@@ -57,6 +57,35 @@ public struct GATTClient: Sendable {
         }
     }
 
+    /// The services a service includes, by Read By Type of include declarations in its range; a
+    /// 128-bit included service's UUID is read from its declaration.
+    public func discoverIncludedServices(of service: Service) async throws -> [Service] {
+        var found: [Service] = []
+        var start = service.handle
+        while start <= service.endHandle {
+            let response = try await bearer.request(.readByTypeRequest(
+                startingHandle: start, endingHandle: service.endHandle, type: BluetoothUUID.Declaration.include))
+            if isNotFound(response) { break }
+            guard case .readByTypeResponse(let entries) = try check(response) else { throw unexpected(response) }
+            for entry in entries {
+                guard entry.value.count == 4 || entry.value.count == 6 else { throw malformed(response) }
+                let first = UInt16(entry.value[0]) | UInt16(entry.value[1]) << 8
+                let last = UInt16(entry.value[2]) | UInt16(entry.value[3]) << 8
+                var uuidBytes = Array(entry.value.dropFirst(4))
+                if uuidBytes.isEmpty {
+                    let declaration = try await bearer.request(.readRequest(handle: first))
+                    guard case .readResponse(let bytes) = try check(declaration) else { throw unexpected(declaration) }
+                    uuidBytes = bytes
+                }
+                guard let uuid = BluetoothUUID(littleEndianBytes: uuidBytes) else { throw malformed(response) }
+                found.append(Service(uuid: uuid, handle: first, endHandle: last))
+            }
+            guard let last = entries.last, last.handle < service.endHandle, last.handle >= start else { break }
+            start = last.handle + 1
+        }
+        return found
+    }
+
     /// The characteristics of a service, by Read By Type of characteristic declarations.
     public func discoverCharacteristics(of service: Service) async throws -> [Characteristic] {
         var found: [Characteristic] = []

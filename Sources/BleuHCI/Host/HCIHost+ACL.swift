@@ -1,10 +1,11 @@
 extension HCIHost {
     /// Queues an L2CAP frame for a connection: cut to the controller's ACL buffer size and sent
-    /// as its buffers free up (Number Of Completed Packets). Returns once queued. Throws
+    /// as its buffers free up (Number Of Completed Packets). Returns once queued; once the
+    /// controller has sent it, ``Inbound/framesCompleted(handle:tags:)`` reports `tag`. Throws
     /// ``HCIHostError/unknownConnection(_:)`` for a handle not connected and
     /// ``HCIHostError/aclQueueFull(limit:)`` when the queue cannot take the whole frame (nothing
     /// is queued then).
-    public func send(_ frame: L2CAPBFrame, on handle: UInt16) throws {
+    public func send(_ frame: L2CAPBFrame, on handle: UInt16, tag: Int = 0) throws {
         if let closedReason { throw HCIHostError.transportClosed(closedReason) }
         guard connectedHandles.contains(handle) else { throw HCIHostError.unknownConnection(handle) }
         let packets = ACLFragmenter.fragments(of: frame.encoded, handle: handle,
@@ -13,7 +14,14 @@ extension HCIHost {
             throw HCIHostError.aclQueueFull(limit: configuration.maxQueuedACLPackets)
         }
         aclQueue += packets
+        framePackets[handle, default: []].append((packets.count, tag))
         pumpACL()
+    }
+
+    /// Frames queued or in flight on a connection: sent to the host but not yet completed by
+    /// the controller.
+    public func pendingFrameCount(on handle: UInt16) -> Int {
+        framePackets[handle]?.count ?? 0
     }
 
     /// Whether a frame of `length` payload bytes would be queued now.
@@ -49,11 +57,32 @@ extension HCIHost {
             if freed < Int(entry.count) { noteDrop("controller completed more packets than were sent on 0x\(hex4(entry.handle))") }
             aclInFlight[entry.handle] = inFlight - freed
             aclCredits += freed
+            let tags = completeFramePackets(entry.handle, freed)
+            if !tags.isEmpty { deliver(.framesCompleted(handle: entry.handle, tags: tags)) }
         }
         pumpACL()
     }
 
+    /// Counts `packets` completed packets against the oldest frames of `handle`; returns the tags
+    /// of the frames now wholly sent.
+    private func completeFramePackets(_ handle: UInt16, _ packets: Int) -> [Int] {
+        guard var queue = framePackets[handle] else { return [] }
+        var left = packets
+        var done: [Int] = []
+        while left > 0, !queue.isEmpty {
+            let take = min(left, queue[0].packets)
+            queue[0].packets -= take
+            left -= take
+            if queue[0].packets == 0 {
+                done.append(queue.removeFirst().tag)
+            }
+        }
+        framePackets[handle] = queue.isEmpty ? nil : queue
+        return done
+    }
+
     func connectionClosed(_ handle: UInt16) {
+        framePackets[handle] = nil
         connectedHandles.remove(handle)
         // The controller flushes a closed connection's packets without counting them (Vol 4 Part E §4.3).
         aclCredits += aclInFlight.removeValue(forKey: handle) ?? 0
@@ -65,6 +94,6 @@ extension HCIHost {
     func receiveACL(_ packet: ACLPacket) {
         let (frame, failure) = reassembler.push(packet)
         if let failure { noteDrop("ACL reassembly: \(failure)") }
-        if let frame { frameContinuation.yield(ReceivedFrame(handle: packet.handle, frame: frame)) }
+        if let frame { deliver(.frame(ReceivedFrame(handle: packet.handle, frame: frame))) }
     }
 }

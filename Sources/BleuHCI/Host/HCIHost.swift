@@ -6,7 +6,10 @@ import BleuCore
 /// incoming ACL into L2CAP frames.
 ///
 /// Everything above (L2CAP channels, ATT, GATT, the radio managers) talks to the controller
-/// through this actor. Other events arrive on ``events``, L2CAP frames on ``frames``.
+/// through this actor. What the controller reports — events other than the ones the host
+/// consumes itself, complete L2CAP frames, and frames it finished sending — arrives on one
+/// stream, ``inbound``, in the order it happened (a connection's first frame never overtakes its
+/// Connection Complete event).
 public actor HCIHost {
     /// Limits and timeouts.
     public struct Configuration: Sendable {
@@ -18,7 +21,8 @@ public actor HCIHost {
         public var maxQueuedACLPackets: Int
         /// The longest L2CAP PDU accepted from the controller.
         public var maxReassembledPDULength: Int
-        /// Events and frames buffered for a slow consumer at most (the oldest are kept).
+        /// Inbound items buffered for a slow consumer at most (the oldest are kept; later ones
+        /// are dropped and counted in ``HCIHost/malformedPacketCount``).
         public var streamBufferLimit: Int
 
         public init(commandTimeout: Duration = .seconds(5), maxQueuedCommands: Int = 64, maxQueuedACLPackets: Int = 512,
@@ -37,6 +41,18 @@ public actor HCIHost {
         public var frame: L2CAPBFrame
     }
 
+    /// What the controller reported, in order.
+    public enum Inbound: Sendable, Hashable {
+        /// An event other than Command Complete / Command Status / Number Of Completed Packets.
+        case event(HCIEvent)
+        /// A complete L2CAP frame.
+        case frame(ReceivedFrame)
+        /// The controller has sent every packet of the oldest frames queued on `handle` (Number
+        /// Of Completed Packets); `tags` are the tags they were sent with, in order. Room for more,
+        /// for flow-controlled senders.
+        case framesCompleted(handle: UInt16, tags: [Int])
+    }
+
     struct PendingCommand {
         let id: UInt64
         let command: HCICommand
@@ -47,12 +63,9 @@ public actor HCIHost {
     let clock: any Clock<Duration>
     public let configuration: Configuration
 
-    /// Events other than Command Complete / Command Status / Number Of Completed Packets.
-    public nonisolated let events: AsyncStream<HCIEvent>
-    let eventContinuation: AsyncStream<HCIEvent>.Continuation
-    /// Complete L2CAP frames from the controller.
-    public nonisolated let frames: AsyncStream<ReceivedFrame>
-    let frameContinuation: AsyncStream<ReceivedFrame>.Continuation
+    /// What the controller reports, in order: events, frames, send completions. One consumer.
+    public nonisolated let inbound: AsyncStream<Inbound>
+    let inboundContinuation: AsyncStream<Inbound>.Continuation
     let outgoing: AsyncStream<H4Packet>.Continuation
     private let outgoingStream: AsyncStream<H4Packet>
 
@@ -67,6 +80,9 @@ public actor HCIHost {
     var aclCredits = 0
     var aclQueue: [ACLPacket] = []
     var aclInFlight: [UInt16: Int] = [:]
+    /// Per connection, the packets each queued or in-flight frame still waits for, and its
+    /// sender's tag, oldest first.
+    var framePackets: [UInt16: [(packets: Int, tag: Int)]] = [:]
     var reassembler: ACLReassembler
     /// Connection handles the host knows to be up (ACL to others is refused).
     var connectedHandles: Set<UInt16> = []
@@ -87,8 +103,7 @@ public actor HCIHost {
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
-        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
-        (frames, frameContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
+        (inbound, inboundContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
         (outgoingStream, outgoing) = AsyncStream.makeStream()
         reassembler = ACLReassembler(maxPDULength: configuration.maxReassembledPDULength)
     }
@@ -173,9 +188,16 @@ public actor HCIHost {
         for timer in commandTimers.values { timer.cancel() }
         commandTimers = [:]
         aclQueue = []
+        framePackets = [:]
         outgoing.finish()
-        eventContinuation.finish()
-        frameContinuation.finish()
+        inboundContinuation.finish()
+    }
+
+    /// Hands an item to the consumer of ``inbound``; counts what a full buffer drops.
+    func deliver(_ item: Inbound) {
+        if case .dropped = inboundContinuation.yield(item) {
+            noteDrop("the inbound buffer (\(configuration.streamBufferLimit)) is full; the consumer is too slow")
+        }
     }
 
     // MARK: Receiving
@@ -215,13 +237,27 @@ public actor HCIHost {
             packetsCompleted(entries)
         case let .disconnectionComplete(status, handle, _):
             if status == 0 { connectionClosed(handle) }
-            eventContinuation.yield(event)
+            deliver(.event(event))
         case .le(.connectionComplete(let c)), .le(.enhancedConnectionComplete(let c)),
              .le(.enhancedConnectionCompleteV2(let c)):
             if c.status == 0 { connectedHandles.insert(c.handle) }
-            eventContinuation.yield(event)
+            deliver(.event(event))
         default:
-            eventContinuation.yield(event)
+            deliver(.event(event))
         }
+    }
+}
+
+extension HCIHost {
+    /// The events of ``inbound``, for code that handles nothing else. It consumes ``inbound``:
+    /// iterate one view at a time.
+    public nonisolated var events: some AsyncSequence<HCIEvent, Never> {
+        inbound.compactMap { if case .event(let event) = $0 { event } else { nil } }
+    }
+
+    /// The L2CAP frames of ``inbound``, for code that handles nothing else. It consumes
+    /// ``inbound``: iterate one view at a time.
+    public nonisolated var frames: some AsyncSequence<ReceivedFrame, Never> {
+        inbound.compactMap { if case .frame(let frame) = $0 { frame } else { nil } }
     }
 }

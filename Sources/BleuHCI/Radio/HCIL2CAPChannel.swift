@@ -1,0 +1,64 @@
+import BleuCore
+import Foundation
+
+/// Identifies a channel: the link's connection handle and our channel identifier on it.
+struct ChannelKey: Hashable, Sendable {
+    var handle: UInt16
+    var cid: UInt16
+}
+
+/// An LE credit-based channel of an ``HCIRadio``: BleuCore's ``BleuCore/L2CAPChannel``. SDUs
+/// go out as K-frames, each on one of the peer's credits (``send(_:)`` waits for credits);
+/// the peer gets a credit back for each K-frame once ``incoming``'s consumer took the SDU, so at
+/// most ``HCIRadioConfiguration/l2capCredits`` K-frames ever wait for the application.
+public final class HCIL2CAPChannel: L2CAPChannel {
+    public let psm: UInt16
+    public let peer: UUID
+    public let incoming: AsyncThrowingStream<Data, any Error>
+    let key: ChannelKey
+    private let radio: HCIRadio
+
+    init(psm: UInt16, peer: UUID, key: ChannelKey, radio: HCIRadio) {
+        self.psm = psm
+        self.peer = peer
+        self.key = key
+        self.radio = radio
+        incoming = AsyncThrowingStream { [radio] in try await radio.nextSDU(key) }
+    }
+
+    public func send(_ data: Data) async throws {
+        try await radio.channelSend(key, data)
+    }
+
+    public func close() async {
+        await radio.channelClose(key)
+    }
+}
+
+/// What the radio keeps per open channel.
+struct ChannelState {
+    var channel: CreditBasedChannel
+    let psm: UInt16
+    let peer: UUID
+    /// Complete SDUs the application has not read yet, with the K-frames each took.
+    var sdus: [(data: Data, frames: Int)] = []
+    var reader: CheckedContinuation<Data?, any Error>?
+    var creditWaiters: [CheckedContinuation<Void, any Error>] = []
+    var sending = false
+    var sendWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set once the channel is closed: `nil` error for an orderly close.
+    var ended: (any Error)??
+}
+
+/// A signalling request waiting for its response.
+struct PendingSignal: Hashable, Sendable {
+    var handle: UInt16
+    var identifier: UInt8
+}
+
+/// A channel we asked the peer to open.
+struct PendingChannelOpen {
+    let psm: UInt16
+    let localCID: UInt16
+    let continuation: CheckedContinuation<HCIL2CAPChannel, any Error>
+}

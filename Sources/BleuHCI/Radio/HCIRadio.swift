@@ -1,0 +1,280 @@
+import BleuCore
+import Foundation
+
+/// Bleu's BLE host on one controller: the state behind ``HCICentralManager`` and
+/// ``HCIPeripheralManager``, which may share it (one controller, both roles at once).
+///
+/// It owns the ``HCIHost`` and everything above it — scanning, advertising, connections in
+/// both roles, the ATT bearer of each connection (our GATT client and our GATT server), LE
+/// signalling and LE credit-based channels — and serializes all of it, so events reach each
+/// manager in the order the controller reported them.
+///
+/// ```swift
+/// let radio = try await HCIRadio.open(HCIEndpoint("tcp:127.0.0.1:9000")!)   // starts the controller
+/// let central = HCICentralManager(radio: radio)
+/// ```
+public actor HCIRadio {
+    let host: HCIHost
+    let clock: any Clock<Duration>
+    /// Time since the radio was made, on its clock.
+    let elapsed: @Sendable () -> Duration
+    /// How the radio uses its controller.
+    public let configuration: HCIRadioConfiguration
+
+    var state: ManagerState = .unknown
+    /// The state, readable without the actor (a new event stream starts with it).
+    private nonisolated let stateBox = Locked(ManagerState.unknown)
+    nonisolated var stateSnapshot: ManagerState { stateBox.withLock { $0 } }
+    /// What start-up learned about the controller.
+    public private(set) var controller = ControllerInfo()
+    /// The address this radio uses on air (known once started).
+    public private(set) var address = BluetoothAddress.zero
+    var ownAddressType: AddressType = .randomDevice
+
+    let centralEvents = EventBroadcaster<CentralEvent>()
+    let peripheralEvents = EventBroadcaster<PeripheralEvent>()
+
+    var peers: PeerDirectory
+    var links: [UInt16: HCILink] = [:]
+    var database: GATTDatabase
+    var pumpTask: Task<Void, Never>?
+    var sendTask: Task<Void, Never>?
+    var outbound: AsyncStream<Outbound>.Continuation
+
+    var nextStreamID = 0
+
+    // Scanning
+    var scan: ScanSession?
+    var nextScanID = 0
+
+    // Connecting (one LE Create Connection at a time, as controllers require)
+    var connectAttempt: ConnectAttempt?
+    var connectWaiters: [CheckedContinuation<Void, Never>] = []
+    var connecting = false
+    /// Setups of new central links, by handle, that `connect` waits for.
+    var setupWaiters: [UInt16: [CheckedContinuation<Void, any Error>]] = [:]
+    /// Callers of `cancelConnection` waiting for the Disconnection Complete.
+    var closeWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
+
+    // Advertising
+    var advertisement: (data: AdvertisingData, scanResponse: AdvertisingData?)?
+
+    // Requests the application answers
+    var nextRequestID: UInt64 = 0
+    var pendingRequests: [ATTRequestID: PendingRequest] = [:]
+    var queuedValues = 0
+    var readyToUpdatePending = false
+
+    // L2CAP
+    var publishedPSMs: [UInt16: Bool] = [:]
+    var channels: [ChannelKey: ChannelState] = [:]
+    /// Channels we asked a peer to open, by link and signalling identifier.
+    var pendingChannelOpens: [PendingSignal: PendingChannelOpen] = [:]
+
+    /// A radio on `host`; ``start()`` brings the controller up.
+    public init(host: HCIHost, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
+                clock: any Clock<Duration> = ContinuousClock()) {
+        self.host = host
+        self.clock = clock
+        self.elapsed = Self.stopwatch(clock)
+        self.configuration = configuration
+        database = GATTDatabase(deviceName: configuration.deviceName, appearance: configuration.appearance)
+        peers = PeerDirectory(localAddress: .zero, capacity: configuration.maxKnownPeers)
+        outbound = AsyncStream.makeStream(of: Outbound.self).continuation
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
+    }
+
+    /// Opens the transport an endpoint names, and starts a radio on it.
+    public static func open(_ endpoint: HCIEndpoint, configuration: HCIRadioConfiguration = HCIRadioConfiguration())
+        async throws -> HCIRadio {
+        let radio = HCIRadio(host: HCIHost(transport: try await endpoint.openTransport()), configuration: configuration)
+        try await radio.start()
+        return radio
+    }
+
+    /// Resets and initialises the controller (``HCIHost/start()``), takes the configured address,
+    /// and powers the radio on: both managers see ``BleuCore/ManagerState/poweredOn``. Throws
+    /// ``HCIHostError`` when the controller does not come up.
+    @discardableResult
+    public func start() async throws -> ControllerInfo {
+        guard state != .poweredOn else { return controller }
+        let info = try await host.start()
+        controller = info
+        var generator = SystemRandomNumberGenerator()
+        switch configuration.ownAddress ?? .randomStatic(BluetoothAddress.randomStatic(using: &generator)) {
+        case .publicAddress:
+            address = info.address
+            ownAddressType = .publicDevice
+        case .randomStatic(let random):
+            address = random.asRandomStatic
+            ownAddressType = .randomDevice
+            _ = try await host.execute(.leSetRandomAddress(address))
+        }
+        peers = PeerDirectory(localAddress: address, capacity: configuration.maxKnownPeers)
+        if sendTask == nil { startSending() }
+        if pumpTask == nil {
+            let inbound = host.inbound
+            pumpTask = Task { [weak self] in
+                for await item in inbound {
+                    guard let self else { return }
+                    await self.receive(item)
+                }
+                await self?.controllerLost()
+            }
+        }
+        setState(.poweredOn)
+        return info
+    }
+
+    /// Stops the radio: connections end (``BleuCore/DisconnectReason/poweredOff``), scans and
+    /// advertising stop, the transport closes, and both managers see
+    /// ``BleuCore/ManagerState/poweredOff``.
+    public func stop() async {
+        guard state == .poweredOn else { return }
+        for link in links.values {
+            _ = try? await host.send(.disconnect(handle: link.handle, reason: 0x15))
+        }
+        await host.stop()
+        controllerLost()
+    }
+
+    /// The radio's state: unknown before ``start()``, powered on while the controller runs,
+    /// powered off after ``stop()`` or when the transport closes.
+    public var currentState: ManagerState { state }
+
+    func setState(_ new: ManagerState) {
+        guard new != state else { return }
+        state = new
+        stateBox.withLock { $0 = new }
+        centralEvents.yield(.stateChanged(new))
+        peripheralEvents.yield(.stateChanged(new))
+    }
+
+    /// The transport closed or the radio stopped: everything ends.
+    func controllerLost() {
+        guard state == .poweredOn else { return }
+        outbound.finish()
+        sendTask = nil
+        pumpTask = nil
+        endScan(throwing: BleuError.bluetoothPoweredOff)
+        advertisement = nil
+        for handle in Array(links.keys) { linkClosed(handle, reason: .poweredOff) }
+        if let attempt = connectAttempt {
+            connectAttempt = nil
+            attempt.continuation.resume(throwing: BleuError.bluetoothPoweredOff)
+        }
+        for waiter in connectWaiters { waiter.resume() }
+        connectWaiters = []
+        setState(.poweredOff)
+    }
+
+    /// Throws unless the radio is powered on.
+    func requirePoweredOn() throws(BleuError) {
+        switch state {
+        case .poweredOn: return
+        case .poweredOff: throw .bluetoothPoweredOff
+        case .unauthorized: throw .bluetoothUnauthorized
+        default: throw .bluetoothUnavailable(state)
+        }
+    }
+
+    // MARK: Inbound
+
+    func receive(_ item: HCIHost.Inbound) {
+        switch item {
+        case .event(let event): handle(event)
+        case .frame(let received): route(received)
+        case let .framesCompleted(handle, tags): framesCompleted(handle, tags)
+        }
+    }
+
+    private func handle(_ event: HCIEvent) {
+        switch event {
+        case .le(.advertisingReport(let reports)):
+            for report in reports { scanReport(ScanReport(report)) }
+        case .le(.extendedAdvertisingReport(let reports)):
+            for report in reports { scanReport(ScanReport(report)) }
+        case .le(.connectionComplete(let c)), .le(.enhancedConnectionComplete(let c)),
+             .le(.enhancedConnectionCompleteV2(let c)):
+            connectionComplete(c)
+        case let .disconnectionComplete(status, handle, reason):
+            if status == 0 { linkClosed(handle, reason: DisconnectReason(hciCode: reason)) }
+        case .le(.remoteConnectionParameterRequest(let handle, let min, let max, let latency, let timeout)):
+            let parameters = LEConnectionParameters(intervalMin: min, intervalMax: max, maxLatency: latency,
+                                                    supervisionTimeout: timeout)
+            Task { _ = try? await host.send(.leRemoteConnectionParameterRequestReply(handle: handle, parameters)) }
+        case .hardwareError:
+            Task { await self.stop() }
+        default:
+            break
+        }
+    }
+
+    /// An L2CAP frame: ATT, LE signalling, SMP, or a credit-based channel.
+    private func route(_ received: HCIHost.ReceivedFrame) {
+        guard links[received.handle] != nil else { return }
+        let payload = received.frame.payload
+        switch received.frame.channelID {
+        case L2CAPBFrame.attCID: attReceived(payload, on: received.handle)
+        case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: received.handle)
+        case L2CAPBFrame.smpCID:
+            // No Security Manager yet: refuse pairing (Pairing Failed, Pairing Not Supported).
+            if let code = payload.first, code == 0x01 || code == 0x0B {
+                send(L2CAPBFrame(channelID: L2CAPBFrame.smpCID, payload: [0x05, 0x05]), on: received.handle)
+            }
+        default:
+            channelFrameReceived(payload, cid: received.frame.channelID, on: received.handle)
+        }
+    }
+
+    private func framesCompleted(_ handle: UInt16, _ tags: [Int]) {
+        guard var link = links[handle] else { return }
+        let writes = tags.count { $0 == HCILink.FrameKind.writeCommand.rawValue }
+        let notifications = tags.count { $0 == HCILink.FrameKind.notification.rawValue }
+        link.writeCommandsInFlight = max(0, link.writeCommandsInFlight - writes)
+        link.notificationsInFlight = max(0, link.notificationsInFlight - notifications)
+        let ready = link.wantsWriteReady && link.writeCommandsInFlight < configuration.writeWithoutResponseQueueDepth
+        if ready { link.wantsWriteReady = false }
+        links[handle] = link
+        if ready { centralEvents.yield(.readyToSendWriteWithoutResponse(link.peer)) }
+        if notifications > 0 { valuesDone(notifications) }
+        pumpOutbox(handle)
+    }
+
+    // MARK: Sending
+
+    /// Queues a frame on a connection, in order with every other frame the radio sends. A frame
+    /// the host refuses (the link went down) is dropped.
+    func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
+        outbound.yield(Outbound(frame: frame, handle: handle, tag: kind.rawValue))
+    }
+
+    /// Queues a frame, throwing when there is no such link.
+    func sendChecked(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) async throws {
+        guard links[handle] != nil else { throw BleuError.invalidState("connection 0x\(hex4(handle)) is closed") }
+        send(frame, on: handle, kind: kind)
+    }
+
+    /// Sends queued frames one at a time, so the host sees them in the radio's order.
+    func startSending() {
+        let (stream, continuation) = AsyncStream.makeStream(of: Outbound.self)
+        outbound = continuation
+        let host = self.host
+        sendTask = Task {
+            for await item in stream {
+                try? await host.send(item.frame, on: item.handle, tag: item.tag)
+            }
+        }
+    }
+}
+
+/// A frame on its way to the host.
+struct Outbound: Sendable {
+    var frame: L2CAPBFrame
+    var handle: UInt16
+    var tag: Int
+}

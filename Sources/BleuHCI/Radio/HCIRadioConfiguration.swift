@@ -1,0 +1,116 @@
+import BleuCore
+
+/// How an ``HCIRadio`` uses its controller. Every value has a sensible default for a real
+/// controller and for Bumble's virtual ones.
+public struct HCIRadioConfiguration: Sendable {
+    /// The address this device uses on air.
+    public enum OwnAddress: Sendable, Hashable {
+        /// The controller's public address (Read BD_ADDR).
+        case publicAddress
+        /// A static random address (its two top bits are set for you).
+        case randomStatic(BluetoothAddress)
+    }
+
+    /// The address to advertise, scan and connect with. `nil` (the default) draws a static
+    /// random address each time a radio starts, so two hosts on one virtual link never collide
+    /// (Bumble's virtual controllers all have the public address 00:00:00:00:00:00), even when
+    /// they share a configuration.
+    public var ownAddress: OwnAddress?
+    /// The Device Name in the GAP service.
+    public var deviceName: String
+    /// The Appearance in the GAP service.
+    public var appearance: UInt16
+    /// The ATT MTU offered in an exchange and accepted from a client (23…517).
+    public var attMTU: Int
+    /// Connection parameters a central asks for (LE Create Connection).
+    public var connectionParameters: LEConnectionParameters
+    /// Scan interval and window, in 0.625 ms (active scanning).
+    public var scanInterval: UInt16
+    public var scanWindow: UInt16
+    /// Advertising interval, in 0.625 ms (20 ms … 10.24 s).
+    public var advertisingInterval: UInt16
+    /// How long a scan holds a scannable advertisement back waiting for its scan response, so
+    /// a peripheral is reported once with both merged.
+    public var scanResponseWait: Duration
+    /// Writes without response a connection holds, not yet sent by the controller, before
+    /// ``BleuCore/CentralManager/canSendWriteWithoutResponse(to:)`` turns false.
+    public var writeWithoutResponseQueueDepth: Int
+    /// Notifications a connection holds, not yet sent by the controller, before
+    /// ``BleuCore/PeripheralManager/updateValue(_:for:onSubscribedCentrals:)`` returns false.
+    public var notificationQueueDepth: Int
+    /// Values a subscription stream holds for a slow consumer before it ends with
+    /// ``BleuCore/BleuError/bufferOverflow(_:)``.
+    public var valueStreamLimit: Int
+    /// The ATT transaction timeout (Vol 3 Part F §3.3.3: 30 s).
+    public var attTimeout: Duration
+    /// How long an application may take to answer a read or write request before the stack
+    /// answers it with Unlikely Error itself (the central would otherwise wait out its 30 s).
+    public var requestAnswerTimeout: Duration
+    /// Connections (both roles) held at most; a central's connect beyond that throws
+    /// ``BleuCore/BleuError/limitReached(_:)``.
+    public var maxConnections: Int
+    /// Ask the controller for the longest LL data length (LE Set Data Length 251) on each new
+    /// connection, when it supports Data Length Extension. Best effort: a refusal or no answer
+    /// changes nothing.
+    public var requestsDataLengthExtension: Bool
+    /// Peers remembered at most (seen in scans or connected); the oldest not connected go first.
+    public var maxKnownPeers: Int
+    /// LE credit-based channels: the largest SDU we accept, the largest K-frame payload, and the
+    /// credits we give the peer (so at most `l2capCredits` K-frames wait for the application).
+    public var l2capMTU: Int
+    public var l2capMPS: Int
+    public var l2capCredits: Int
+
+    /// A configuration; each parameter sets the property of the same name.
+    public init(ownAddress: OwnAddress? = nil, deviceName: String = "Bleu", appearance: UInt16 = 0, attMTU: Int = 517,
+                connectionParameters: LEConnectionParameters = LEConnectionParameters(intervalMin: 24, intervalMax: 40),
+                scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0030, advertisingInterval: UInt16 = 0x00A0,
+                scanResponseWait: Duration = .milliseconds(500), writeWithoutResponseQueueDepth: Int = 8,
+                notificationQueueDepth: Int = 16, valueStreamLimit: Int = 256, attTimeout: Duration = .seconds(30),
+                requestAnswerTimeout: Duration = .seconds(25), maxConnections: Int = 8,
+                requestsDataLengthExtension: Bool = true, maxKnownPeers: Int = 1024,
+                l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16) {
+        self.ownAddress = ownAddress
+        self.deviceName = deviceName
+        self.appearance = appearance
+        self.attMTU = max(23, min(attMTU, 517))
+        self.connectionParameters = connectionParameters
+        self.scanInterval = scanInterval
+        self.scanWindow = scanWindow
+        self.advertisingInterval = advertisingInterval
+        self.scanResponseWait = scanResponseWait
+        self.writeWithoutResponseQueueDepth = max(1, writeWithoutResponseQueueDepth)
+        self.notificationQueueDepth = max(1, notificationQueueDepth)
+        self.valueStreamLimit = max(1, valueStreamLimit)
+        self.attTimeout = attTimeout
+        self.requestAnswerTimeout = requestAnswerTimeout
+        self.maxConnections = max(1, maxConnections)
+        self.requestsDataLengthExtension = requestsDataLengthExtension
+        self.maxKnownPeers = max(16, maxKnownPeers)
+        self.l2capMTU = max(23, min(l2capMTU, 65535))
+        self.l2capMPS = max(23, min(l2capMPS, 65533))
+        self.l2capCredits = max(1, min(l2capCredits, 65535))
+    }
+}
+
+extension BluetoothAddress {
+    /// A static random address (Core Spec Vol 6 Part B §1.3.2.1): the two most significant bits
+    /// set, the rest random and neither all zeros nor all ones.
+    public static func randomStatic<G: RandomNumberGenerator>(using generator: inout G) -> BluetoothAddress {
+        while true {
+            var bytes = (0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            bytes[0] |= 0xC0
+            let rest = bytes[0] & 0x3F
+            let low = bytes.dropFirst()
+            if (rest == 0 && low.allSatisfy { $0 == 0 }) || (rest == 0x3F && low.allSatisfy { $0 == 0xFF }) { continue }
+            return BluetoothAddress(bytes: bytes)
+        }
+    }
+
+    /// This address as a static random one: the two most significant bits set.
+    var asRandomStatic: BluetoothAddress {
+        var b = bytes
+        b[0] |= 0xC0
+        return BluetoothAddress(bytes: b)
+    }
+}

@@ -1,0 +1,69 @@
+import BleuCore
+import Foundation
+
+/// The peers a radio knows, under identifiers of its own: a version-5 UUID of the local
+/// address and the peer's address and type, so the same peer keeps its identifier across runs
+/// of the same local device, and a peer can never choose how a central knows it.
+///
+/// Bounded: past ``capacity`` the oldest entry that is not protected (connected) is forgotten.
+/// A peer using resolvable private addresses gets a new identifier each time its address
+/// changes (there is no identity resolution without pairing).
+struct PeerDirectory: Sendable {
+    struct Entry: Sendable, Hashable {
+        var address: BluetoothAddress
+        var type: AddressType
+        var name: String?
+    }
+
+    struct Key: Hashable, Sendable {
+        var address: BluetoothAddress
+        /// Public (0/2) or random (1/3): identity types fold onto their base type.
+        var isRandom: Bool
+    }
+
+    static let namespace = UUID(uuidString: "5B1E0000-0000-4B1E-8000-B1E0C1D0A001")!
+
+    let localAddress: BluetoothAddress
+    let capacity: Int
+    private(set) var entries: [UUID: Entry] = [:]
+    private var byKey: [Key: UUID] = [:]
+    private var order: [UUID] = []
+
+    init(localAddress: BluetoothAddress, capacity: Int) {
+        self.localAddress = localAddress
+        self.capacity = capacity
+    }
+
+    /// The identifier a radio at `local` gives the peer at `address`.
+    static func identifier(local: BluetoothAddress, address: BluetoothAddress, type: AddressType) -> UUID {
+        let kind = type.rawValue & 1 == 1 ? "random" : "public"
+        return UUID(version5Of: "bleu-hci/\(local)/\(kind)/\(address)", in: namespace)
+    }
+
+    /// The peer's identifier, remembering it (and its name, when known). `isProtected` tells which
+    /// identifiers must not be forgotten to make room.
+    mutating func identify(_ address: BluetoothAddress, type: AddressType, name: String? = nil,
+                           isProtected: (UUID) -> Bool = { _ in false }) -> UUID {
+        let key = Key(address: address, isRandom: type.rawValue & 1 == 1)
+        if let id = byKey[key] {
+            if let name { entries[id]?.name = name }
+            return id
+        }
+        let id = Self.identifier(local: localAddress, address: address, type: type)
+        if entries.count >= capacity, let victim = order.first(where: { !isProtected($0) }) {
+            forget(victim)
+        }
+        entries[id] = Entry(address: address, type: AddressType(rawValue: type.rawValue & 1), name: name)
+        byKey[key] = id
+        order.append(id)
+        return id
+    }
+
+    func entry(_ id: UUID) -> Entry? { entries[id] }
+
+    private mutating func forget(_ id: UUID) {
+        guard let entry = entries.removeValue(forKey: id) else { return }
+        byKey[Key(address: entry.address, isRandom: entry.type.rawValue & 1 == 1)] = nil
+        order.removeAll { $0 == id }
+    }
+}
