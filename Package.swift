@@ -85,6 +85,7 @@ let package = Package(
             name: "BleuHCI",
             dependencies: [
                 "BleuCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -98,7 +99,10 @@ let package = Package(
             ]
         ),
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
-        .testTarget(name: "InteropTests", dependencies: ["BleuHCI", "BleuCore"]),
+        .testTarget(
+            name: "InteropTests",
+            dependencies: ["BleuHCI", "BleuCore", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "bleu-bench",
             dependencies: [

@@ -8,9 +8,11 @@ struct ChannelKey: Hashable, Sendable {
 }
 
 /// An LE credit-based channel of an ``HCIRadio``: BleuCore's ``BleuCore/L2CAPChannel``. SDUs
-/// go out as K-frames, each on one of the peer's credits (``send(_:)`` waits for credits);
-/// the peer gets a credit back for each K-frame once ``incoming``'s consumer took the SDU, so at
-/// most ``HCIRadioConfiguration/l2capCredits`` K-frames ever wait for the application.
+/// go out as K-frames, each on one of the peer's credits (``send(_:)`` waits for credits).
+/// The peer gets a credit back at once for a K-frame that does not end an SDU, and for the one
+/// that does once ``incoming``'s consumer took the SDU: so at most
+/// ``HCIRadioConfiguration/l2capCredits`` complete SDUs (each within
+/// ``HCIRadioConfiguration/l2capMTU``) ever wait for the application.
 public final class HCIL2CAPChannel: L2CAPChannel {
     public let psm: UInt16
     public let peer: UUID
@@ -40,7 +42,7 @@ struct ChannelState {
     var channel: CreditBasedChannel
     let psm: UInt16
     let peer: UUID
-    /// Complete SDUs the application has not read yet, with the K-frames each took.
+    /// Complete SDUs the application has not read yet, with the credits owed for each.
     var sdus: [(data: Data, frames: Int)] = []
     var reader: CheckedContinuation<Data?, any Error>?
     var creditWaiters: [CheckedContinuation<Void, any Error>] = []

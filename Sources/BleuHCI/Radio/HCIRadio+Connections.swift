@@ -3,6 +3,7 @@ import Foundation
 
 /// The one LE Create Connection a controller runs at a time.
 struct ConnectAttempt {
+    let id: UInt64
     let peer: UUID
     let address: BluetoothAddress
     let continuation: CheckedContinuation<UInt16, any Error>
@@ -33,28 +34,32 @@ extension HCIRadio {
             return
         }
         try requirePoweredOn()
+        if Task.isCancelled { throw BleuError.cancelled }
         let parameters = LECreateConnectionParameters(peerAddressType: entry.type, peerAddress: entry.address,
                                                       ownAddressType: ownAddressType,
                                                       connection: configuration.connectionParameters)
+        nextAttemptID += 1
+        let id = nextAttemptID
         let handle: UInt16 = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                connectAttempt = ConnectAttempt(peer: peer, address: entry.address, continuation: continuation)
+                connectAttempt = ConnectAttempt(id: id, peer: peer, address: entry.address, continuation: continuation)
+                logger.debug("connecting to \(entry.address) (\(entry.type))")
                 Task {
                     do {
                         _ = try await host.send(.leCreateConnection(parameters))
                     } catch {
-                        failAttempt(peer, BleuError.connectionFailed(peer, reason: "\(error)"))
+                        failAttempt(id, BleuError.connectionFailed(peer, reason: "\(error)"))
                     }
                 }
                 if let timeout {
                     Task { [clock] in
                         try? await clock.sleep(for: timeout)
-                        cancelAttempt(peer, because: .connectionTimeout(peer))
+                        cancelAttempt(id, because: .connectionTimeout(peer))
                     }
                 }
             }
         } onCancel: {
-            Task { await self.cancelAttempt(peer, because: .cancelled) }
+            Task { await self.cancelAttempt(id, because: .cancelled) }
         }
         try await waitForSetup(handle)
     }
@@ -77,23 +82,27 @@ extension HCIRadio {
 
     /// Cancels the running attempt to `peer` (LE Create Connection Cancel); the controller then
     /// reports the attempt's end, and the caller gets `error`.
-    func cancelAttempt(_ peer: UUID, because error: BleuError) {
-        guard var attempt = connectAttempt, attempt.peer == peer, attempt.cancellation == nil else { return }
-        attempt.cancellation = error
+    func cancelAttempt(_ id: UInt64, because reason: BleuError) {
+        guard var attempt = connectAttempt, attempt.id == id, attempt.cancellation == nil else { return }
+        attempt.cancellation = reason
         connectAttempt = attempt
-        Task {
+        logger.debug("cancelling the connection attempt to \(attempt.address): \(reason)")
+        Task { [clock] in
             do {
                 _ = try await host.execute(.leCreateConnectionCancel)
+                // A controller reports the attempt's end (LE Connection Complete, Unknown Connection
+                // Identifier) at once; one that does not (Bumble's) must not hold the caller.
+                try? await clock.sleep(for: .seconds(2))
+                failAttempt(id, reason)
             } catch {
                 // Nothing to cancel (the connection completed at the same moment), or no controller.
-                failAttempt(peer, attempt.cancellation ?? .cancelled, unlessConnected: true)
+                failAttempt(id, reason)
             }
         }
     }
 
-    private func failAttempt(_ peer: UUID, _ error: BleuError, unlessConnected: Bool = false) {
-        guard let attempt = connectAttempt, attempt.peer == peer else { return }
-        if unlessConnected, centralLink(peer) != nil { return }
+    private func failAttempt(_ id: UInt64, _ error: BleuError) {
+        guard let attempt = connectAttempt, attempt.id == id else { return }
         connectAttempt = nil
         attempt.continuation.resume(throwing: error)
     }
@@ -146,18 +155,21 @@ extension HCIRadio {
         }
         switch role {
         case .central:
-            var attempt: ConnectAttempt?
-            if connectAttempt?.address == event.peerAddress {
-                attempt = connectAttempt
-                connectAttempt = nil
-            }
-            if let cancellation = attempt?.cancellation {
-                // The connection won the race with our cancel: the caller gave up, so drop it.
-                attempt?.continuation.resume(throwing: cancellation)
+            guard let attempt = connectAttempt, attempt.address == event.peerAddress else {
+                // No attempt of ours asked for this one (a controller that completed an attempt
+                // we had cancelled): nobody will use it.
+                logger.notice("dropping a connection to \(event.peerAddress) that no attempt is waiting for")
                 disconnect(handle, reason: 0x13)
                 return
             }
-            attempt?.continuation.resume(returning: handle)
+            connectAttempt = nil
+            if let cancellation = attempt.cancellation {
+                // The connection won the race with our cancel: the caller gave up, so drop it.
+                attempt.continuation.resume(throwing: cancellation)
+                disconnect(handle, reason: 0x13)
+                return
+            }
+            attempt.continuation.resume(returning: handle)
             Task { await self.setUpCentralLink(handle) }
         case .peripheral:
             links[handle]?.isReady = true
@@ -195,8 +207,8 @@ extension HCIRadio {
     /// Disconnects a central link or cancels a pending attempt; returns once the controller
     /// reported the end.
     func cancelConnection(_ peer: UUID) async {
-        if connectAttempt?.peer == peer {
-            cancelAttempt(peer, because: .cancelled)
+        if let attempt = connectAttempt, attempt.peer == peer {
+            cancelAttempt(attempt.id, because: .cancelled)
             return
         }
         guard let link = links.values.first(where: { $0.peer == peer }) else { return }

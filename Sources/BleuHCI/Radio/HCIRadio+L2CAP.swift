@@ -184,17 +184,22 @@ extension HCIRadio {
         let key = ChannelKey(handle: handle, cid: cid)
         guard var state = channels[key], state.ended == nil else { return }
         do {
+            // A K-frame that does not end an SDU gets its credit back at once (the partial SDU is
+            // bounded by our MTU); the one that ends it, once the application took the SDU — so
+            // complete SDUs waiting for the application are bounded by our credits.
             guard let (sdu, frames) = try state.channel.receive(payload) else {
                 channels[key] = state
+                returnCredits(1, key: key)
                 return
             }
+            _ = frames
             if let reader = state.reader {
                 state.reader = nil
                 channels[key] = state
-                returnCredits(frames, key: key)
+                returnCredits(1, key: key)
                 reader.resume(returning: Data(sdu))
             } else {
-                state.sdus.append((Data(sdu), frames))
+                state.sdus.append((Data(sdu), 1))
                 channels[key] = state
             }
         } catch {

@@ -1,5 +1,6 @@
 import BleuCore
 import Foundation
+import Logging
 
 /// Bleu's BLE host on one controller: the state behind ``HCICentralManager`` and
 /// ``HCIPeripheralManager``, which may share it (one controller, both roles at once).
@@ -20,6 +21,8 @@ public actor HCIRadio {
     let elapsed: @Sendable () -> Duration
     /// How the radio uses its controller.
     public let configuration: HCIRadioConfiguration
+    /// Connections, attempts, refusals and peer violations, with the connection handle.
+    let logger: Logger
 
     var state: ManagerState = .unknown
     /// The state, readable without the actor (a new event stream starts with it).
@@ -49,6 +52,7 @@ public actor HCIRadio {
 
     // Connecting (one LE Create Connection at a time, as controllers require)
     var connectAttempt: ConnectAttempt?
+    var nextAttemptID: UInt64 = 0
     var connectWaiters: [CheckedContinuation<Void, Never>] = []
     var connecting = false
     /// Setups of new central links, by handle, that `connect` waits for.
@@ -71,10 +75,12 @@ public actor HCIRadio {
     /// Channels we asked a peer to open, by link and signalling identifier.
     var pendingChannelOpens: [PendingSignal: PendingChannelOpen] = [:]
 
-    /// A radio on `host`; ``start()`` brings the controller up.
+    /// A radio on `host`; ``start()`` brings the controller up. Its timers run on `clock`; it logs
+    /// connections and problems to `logger` (details at debug and trace level).
     public init(host: HCIHost, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
-                clock: any Clock<Duration> = ContinuousClock()) {
+                clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.hci")) {
         self.host = host
+        self.logger = logger
         self.clock = clock
         self.elapsed = Self.stopwatch(clock)
         self.configuration = configuration
@@ -185,6 +191,7 @@ public actor HCIRadio {
     // MARK: Inbound
 
     func receive(_ item: HCIHost.Inbound) {
+        logger.trace("in: \(item)")
         switch item {
         case .event(let event): handle(event)
         case .frame(let received): route(received)
@@ -250,6 +257,7 @@ public actor HCIRadio {
     /// Queues a frame on a connection, in order with every other frame the radio sends. A frame
     /// the host refuses (the link went down) is dropped.
     func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
+        logger.trace("out: \(frame) on 0x\(hex4(handle))")
         outbound.yield(Outbound(frame: frame, handle: handle, tag: kind.rawValue))
     }
 
