@@ -49,6 +49,22 @@ struct ATTErrorTests {
         }
     }
 
+    @Test("every code comes with a remedy; specified codes with one of their own kind")
+    func remedies() {
+        let reservedRemedy = ATTError(0x14).remedy
+        let applicationRemedy = ATTError(0x80).remedy
+        #expect(reservedRemedy != applicationRemedy)
+        for code in UInt8.min...UInt8.max {
+            let error = ATTError(code)
+            #expect(!error.remedy.isEmpty)
+            if error.name != "Reserved" && !error.isApplicationError {
+                #expect(error.remedy != reservedRemedy && error.remedy != applicationRemedy, "0x\(String(code, radix: 16))")
+            }
+        }
+        #expect(ATTError.insufficientEncryption.remedy.contains("Pair"))
+        #expect(ATTError.databaseOutOfSync.remedy.contains("Discover"))
+    }
+
     @Test("description names code and meaning")
     func description() {
         #expect(ATTError.readNotPermitted.description == "ATT error 0x02 (Read Not Permitted): The attribute cannot be read.")
