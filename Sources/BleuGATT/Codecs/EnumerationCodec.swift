@@ -9,6 +9,8 @@ where Enumeration.RawValue: FixedWidthInteger & Sendable {
     /// The ATT error an unknown value is answered with.
     public let attError: ATTError
 
+    /// A codec of `type`'s raw values; an unknown one is answered with `attError`. Also
+    /// ``GATTCodec/enumeration(_:answering:)``.
     public init(_ type: Enumeration.Type = Enumeration.self, answering attError: ATTError = .valueNotAllowed) {
         self.attError = attError
     }

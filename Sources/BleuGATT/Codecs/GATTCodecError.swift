@@ -21,6 +21,7 @@ public struct GATTCodecError: Error, Sendable, Hashable {
         case valueNotAllowed
     }
 
+    /// Whether the length or the value was wrong.
     public var kind: Kind
     /// What the codec expected, such as `"2 bytes (uint16)"` or `"0–100"`.
     public var expected: String
@@ -32,6 +33,8 @@ public struct GATTCodecError: Error, Sendable, Hashable {
     /// The ATT error a server answers a write that fails this way with.
     public var attError: ATTError
 
+    /// An error; `attError` defaults to the kind's (0x0D for a length, 0x13 for a value). Codecs
+    /// usually throw ``invalidLength(expected:found:)`` or ``valueNotAllowed(expected:found:)``.
     public init(kind: Kind, expected: String, found: String, path: [String] = [], attError: ATTError? = nil) {
         self.kind = kind
         self.expected = expected

@@ -10,6 +10,7 @@ public struct GATTWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
     /// The bytes written so far.

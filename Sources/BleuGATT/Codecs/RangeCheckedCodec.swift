@@ -5,11 +5,14 @@ import BleuCore
 /// a service names another error (such as ``BleuCore/ATTError/outOfRange``). Build one with
 /// ``GATTCodec/restricted(to:answering:)``; ``GATTCodec/percentage`` is one.
 public struct RangeCheckedCodec<Base: GATTCodec>: GATTCodec where Base.Value: Comparable {
+    /// The codec that reads and writes the bytes.
     public let base: Base
+    /// The values allowed.
     public let range: ClosedRange<Base.Value>
     /// The ATT error a value out of range is answered with.
     public let attError: ATTError
 
+    /// `base` allowing only `range`; also ``GATTCodec/restricted(to:answering:)``.
     public init(_ base: Base, range: ClosedRange<Base.Value>, answering attError: ATTError = .valueNotAllowed) {
         self.base = base
         self.range = range

@@ -6,10 +6,16 @@ import Foundation
 /// ``Characteristic`` with ``Characteristic/declaration`` or, with a static value,
 /// ``Characteristic/value(_:)``.
 public struct CharacteristicDeclaration: Sendable, Hashable {
+    /// The characteristic's UUID.
     public var uuid: BluetoothUUID
+    /// The name errors and logs use, such as `"Battery Level"`.
     public var name: String
+    /// The properties its declaration advertises.
     public var properties: CharacteristicProperties
+    /// The access the server grants, and the security it requires.
     public var permissions: AttributePermissions
+    /// Descriptors with static values (user description, presentation format, …); the
+    /// backend adds the Client Characteristic Configuration descriptor itself.
     public var descriptors: [DescriptorDefinition]
     /// A static value the backend serves itself, or `nil` when the application answers requests.
     public var value: Data?

@@ -13,8 +13,12 @@ import BleuCore
 ///
 /// A ``GATTService`` type declares one with ``GATTService/declaration``.
 public struct ServiceDeclaration: Sendable, Hashable {
+    /// The service's UUID.
     public var uuid: BluetoothUUID
+    /// `true` for a primary service, which discovery finds; `false` for a secondary one, reached
+    /// only through another service that includes it.
     public var isPrimary: Bool
+    /// The characteristics, in the order they are published (and their handles assigned).
     public var characteristics: [CharacteristicDeclaration]
     /// UUIDs of services, published before this one, that it includes.
     public var includedServices: [BluetoothUUID]
