@@ -27,9 +27,12 @@ echo "== Build (warnings in the project's own sources fail the build)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 swift build --build-tests 2>&1 | tee "$log"
-if grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" >/dev/null; then
-    echo "error: the build printed warnings in the project's sources:" >&2
-    grep -E "^$root/(Sources|Tests|Benchmarks|Examples)/.*: warning:" "$log" | sort -u >&2
+# Source warnings carry the file's path; package-level ones (unhandled files, the manifest's
+# own warnings) start with "warning: '<package>':".
+ours="^$root/(Package\.swift|Sources|Tests|Benchmarks|Examples)[/:].*: warning:|^warning: "
+if grep -E "$ours" "$log" >/dev/null; then
+    echo "error: the build printed warnings in the project's sources or manifest:" >&2
+    grep -E -A1 "$ours" "$log" | grep -v '^--$' | awk '!seen[$0]++' >&2   # with the line after (the file)
     exit 1
 fi
 

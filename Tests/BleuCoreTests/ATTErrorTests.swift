@@ -49,6 +49,22 @@ struct ATTErrorTests {
         }
     }
 
+    @Test("every code comes with a remedy; specified codes with one of their own kind")
+    func remedies() {
+        let reservedRemedy = ATTError(0x14).remedy
+        let applicationRemedy = ATTError(0x80).remedy
+        #expect(reservedRemedy != applicationRemedy)
+        for code in UInt8.min...UInt8.max {
+            let error = ATTError(code)
+            #expect(!error.remedy.isEmpty)
+            if error.name != "Reserved" && !error.isApplicationError {
+                #expect(error.remedy != reservedRemedy && error.remedy != applicationRemedy, "0x\(String(code, radix: 16))")
+            }
+        }
+        #expect(ATTError.insufficientEncryption.remedy.contains("Pair"))
+        #expect(ATTError.databaseOutOfSync.remedy.contains("Discover"))
+    }
+
     @Test("description names code and meaning")
     func description() {
         #expect(ATTError.readNotPermitted.description == "ATT error 0x02 (Read Not Permitted): The attribute cannot be read.")
@@ -71,10 +87,52 @@ struct BleuErrorTests {
         .invalidState("already advertising"),
     ]
 
+    /// Fails to compile when a case is added without a sample above (the switch is exhaustive),
+    /// so the description tests below cover every case.
+    static func caseIndex(_ error: BleuError) -> Int {
+        switch error {
+        case .bluetoothUnavailable: 0
+        case .bluetoothPoweredOff: 1
+        case .bluetoothUnauthorized: 2
+        case .peripheralNotFound: 3
+        case .serviceNotFound: 4
+        case .characteristicNotFound: 5
+        case .descriptorNotFound: 6
+        case .connectionTimeout: 7
+        case .connectionFailed: 8
+        case .disconnected: 9
+        case .notConnected: 10
+        case .timeout: 11
+        case .invalidData: 12
+        case .att: 13
+        case .notSupported: 14
+        case .sendQueueFull: 15
+        case .valueTooLong: 16
+        case .limitReached: 17
+        case .bufferOverflow: 18
+        case .pairingFailed: 19
+        case .cancelled: 20
+        case .invalidState: 21
+        }
+    }
+
     @Test("every case has a distinct, actionable description")
     func descriptions() {
+        #expect(Set(Self.samples.map(Self.caseIndex)) == Set(0...21), "one sample per case")
         let texts = Self.samples.map(\.description)
         #expect(Set(texts).count == texts.count)
+        let remedies = Self.samples.map(\.remedy)
+        #expect(Set(remedies).count == remedies.count, "each case gives its own advice")
+        for error in Self.samples {
+            #expect(!error.summary.isEmpty && !error.remedy.isEmpty, "\(error)")
+            #expect(error.description == "\(error.summary) \(error.remedy)")
+            #expect(error.localizedDescription == error.description)
+            // The advice is a sentence of its own, not a restatement of what failed.
+            #expect(error.remedy.first?.isUppercase == true && error.remedy.hasSuffix("."), "\(error.remedy)")
+            #expect(!error.summary.contains(error.remedy) && !error.remedy.contains(error.summary), "\(error)")
+        }
+        #expect(BleuError.timeout(operation: "Reading 2A19").description.contains("raise the timeout"))
+        #expect(BleuError.bluetoothUnavailable(.unsupported).remedy != BleuError.bluetoothUnavailable(.resetting).remedy)
         #expect(BleuError.att(.readNotPermitted).description.contains("Read Not Permitted"))
         #expect(BleuError.disconnected(UUID(), .supervisionTimeout).description.contains("supervision timeout"))
         #expect(BleuError.bluetoothPoweredOff.localizedDescription.contains("Turn Bluetooth on"))
@@ -88,10 +146,25 @@ struct BleuErrorTests {
 
     @Test("disconnect reasons map to HCI codes and back")
     func hciCodes() {
-        for reason in [DisconnectReason.localHostTerminated, .remoteUserTerminated, .supervisionTimeout,
-                       .failedToEstablish, .hci(0x3B)] {
-            #expect(DisconnectReason(hciCode: reason.hciCode) == reason)
+        let named: [DisconnectReason] = [.localHostTerminated, .remoteUserTerminated, .supervisionTimeout,
+                                         .failedToEstablish, .poweredOff]
+        for reason in named {
+            #expect(DisconnectReason(hciCode: reason.hciCode) == reason, "\(reason)")
         }
+        #expect(Set(named.map(\.hciCode)).count == named.count, "named cases have distinct codes")
+        for code in UInt8.min...UInt8.max {
+            let reason = DisconnectReason(hciCode: code)
+            #expect(reason.hciCode == code)
+            // Exhaustive, so a new named case has to join `named` above.
+            switch reason {
+            case .localHostTerminated, .remoteUserTerminated, .supervisionTimeout, .failedToEstablish, .poweredOff:
+                #expect(named.contains(reason))
+            case .hci:
+                #expect(!named.map(\.hciCode).contains(code), "0x\(String(code, radix: 16)) has a named case")
+            }
+        }
+        #expect(DisconnectReason(hciCode: 0x15) == .poweredOff)
+        #expect(DisconnectReason(hciCode: 0x3B) == .hci(0x3B))
         #expect(DisconnectReason.supervisionTimeout.hciCode == 0x08)
         #expect(DisconnectReason.hci(0x3B).description.contains("0x3B"))
     }

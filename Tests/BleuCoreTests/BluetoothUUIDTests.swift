@@ -97,6 +97,81 @@ struct BluetoothUUIDTests {
         #expect(BluetoothUUID(0xFFF0).description == "FFF0")
     }
 
+    /// Every characteristic of the eight services the foundation names, as the SIG's Assigned
+    /// Numbers list them (GAP and GATT from the Core Spec; BAS 1.1; DIS 1.2; HRS; HTS; CTS; ESS 1.0).
+    static let characteristicsByService: [(service: UInt16, characteristics: [(UInt16, String)])] = [
+        (0x1800, [(0x2A00, "Device Name"), (0x2A01, "Appearance"), (0x2A02, "Peripheral Privacy Flag"),
+                  (0x2A03, "Reconnection Address"), (0x2A04, "Peripheral Preferred Connection Parameters"),
+                  (0x2AA6, "Central Address Resolution"), (0x2AC9, "Resolvable Private Address Only"),
+                  (0x2B88, "Encrypted Data Key Material"), (0x2BF5, "LE GATT Security Levels")]),
+        (0x1801, [(0x2A05, "Service Changed"), (0x2B29, "Client Supported Features"), (0x2B2A, "Database Hash"),
+                  (0x2B3A, "Server Supported Features")]),
+        (0x1805, [(0x2A2B, "Current Time"), (0x2A0F, "Local Time Information"),
+                  (0x2A14, "Reference Time Information")]),
+        (0x1809, [(0x2A1C, "Temperature Measurement"), (0x2A1D, "Temperature Type"),
+                  (0x2A1E, "Intermediate Temperature"), (0x2A21, "Measurement Interval")]),
+        (0x180A, [(0x2A29, "Manufacturer Name String"), (0x2A24, "Model Number String"),
+                  (0x2A25, "Serial Number String"), (0x2A27, "Hardware Revision String"),
+                  (0x2A26, "Firmware Revision String"), (0x2A28, "Software Revision String"), (0x2A23, "System ID"),
+                  (0x2A2A, "IEEE 11073-20601 Regulatory Certification Data List"), (0x2A50, "PnP ID"),
+                  (0x2BFF, "UDI for Medical Devices")]),
+        (0x180D, [(0x2A37, "Heart Rate Measurement"), (0x2A38, "Body Sensor Location"),
+                  (0x2A39, "Heart Rate Control Point")]),
+        (0x180F, [(0x2A19, "Battery Level"), (0x2BED, "Battery Level Status"), (0x2BEF, "Estimated Service Date"),
+                  (0x2BE9, "Battery Critical Status"), (0x2BF0, "Battery Energy Status"),
+                  (0x2BEE, "Battery Time Status"), (0x2BEA, "Battery Health Status"),
+                  (0x2BEB, "Battery Health Information"), (0x2BEC, "Battery Information")]),
+        (0x181A, [(0x2A7D, "Descriptor Value Changed"), (0x2A73, "Apparent Wind Direction"),
+                  (0x2A72, "Apparent Wind Speed"), (0x2A7B, "Dew Point"), (0x2A6C, "Elevation"),
+                  (0x2A74, "Gust Factor"), (0x2A7A, "Heat Index"), (0x2A6F, "Humidity"), (0x2A77, "Irradiance"),
+                  (0x2A75, "Pollen Concentration"), (0x2A78, "Rainfall"), (0x2A6D, "Pressure"),
+                  (0x2A6E, "Temperature"), (0x2A71, "True Wind Direction"), (0x2A70, "True Wind Speed"),
+                  (0x2A76, "UV Index"), (0x2A79, "Wind Chill"), (0x2AA3, "Barometric Pressure Trend"),
+                  (0x2A2C, "Magnetic Declination"), (0x2AA0, "Magnetic Flux Density - 2D"),
+                  (0x2AA1, "Magnetic Flux Density - 3D")]),
+    ]
+
+    @Test("every characteristic of the eight named services carries its SIG name")
+    func characteristicNames() {
+        for (service, characteristics) in Self.characteristicsByService {
+            for (number, name) in characteristics {
+                #expect(BluetoothUUID(number).name == name,
+                        "characteristic \(String(number, radix: 16)) of service \(String(service, radix: 16))")
+            }
+        }
+        let environmental = Self.characteristicsByService.filter { $0.service == 0x181A }.flatMap(\.characteristics)
+        #expect(environmental.count == 21, "ESS 1.0 lists 21 characteristics")
+    }
+
+    @Test("the characteristic constants carry the numbers their names say")
+    func characteristicConstants() {
+        typealias C = BluetoothUUID.Characteristic
+        let constants: [(BluetoothUUID, String)] = [
+            (C.magneticDeclination, "Magnetic Declination"), (C.trueWindSpeed, "True Wind Speed"),
+            (C.trueWindDirection, "True Wind Direction"), (C.apparentWindSpeed, "Apparent Wind Speed"),
+            (C.apparentWindDirection, "Apparent Wind Direction"), (C.gustFactor, "Gust Factor"),
+            (C.pollenConcentration, "Pollen Concentration"), (C.irradiance, "Irradiance"), (C.rainfall, "Rainfall"),
+            (C.windChill, "Wind Chill"), (C.heatIndex, "Heat Index"),
+            (C.descriptorValueChanged, "Descriptor Value Changed"),
+            (C.magneticFluxDensity2D, "Magnetic Flux Density - 2D"),
+            (C.magneticFluxDensity3D, "Magnetic Flux Density - 3D"),
+            (C.barometricPressureTrend, "Barometric Pressure Trend"), (C.elevation, "Elevation"),
+            (C.pressure, "Pressure"), (C.temperature, "Temperature"), (C.humidity, "Humidity"),
+            (C.uvIndex, "UV Index"), (C.dewPoint, "Dew Point"),
+            (C.batteryLevelStatus, "Battery Level Status"), (C.estimatedServiceDate, "Estimated Service Date"),
+            (C.batteryCriticalStatus, "Battery Critical Status"), (C.batteryEnergyStatus, "Battery Energy Status"),
+            (C.batteryTimeStatus, "Battery Time Status"), (C.batteryHealthStatus, "Battery Health Status"),
+            (C.batteryHealthInformation, "Battery Health Information"),
+            (C.batteryInformation, "Battery Information"), (C.udiForMedicalDevices, "UDI for Medical Devices"),
+            (C.peripheralPrivacyFlag, "Peripheral Privacy Flag"), (C.reconnectionAddress, "Reconnection Address"),
+            (C.encryptedDataKeyMaterial, "Encrypted Data Key Material"),
+            (C.leGATTSecurityLevels, "LE GATT Security Levels"),
+        ]
+        for (uuid, name) in constants {
+            #expect(uuid.name == name, "\(uuid)")
+        }
+    }
+
     @Test("Codable as the shortest string")
     func codable() throws {
         let values = [BluetoothUUID.Service.battery, BluetoothUUID(string: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!]

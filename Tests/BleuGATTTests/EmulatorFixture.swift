@@ -69,16 +69,17 @@ func attError(_ error: (any Error)?) -> ATTError? {
 
 /// Values a handler received, in order, with a way to wait for a number of them.
 final class Received<Value: Sendable>: Sendable {
-    private let state = Locked<(values: [Value], waiters: [(Int, CheckedContinuation<Void, Never>)])>(([], []))
+    typealias Condition = @Sendable ([Value]) -> Bool
+    private let state = Locked<(values: [Value], waiters: [(Condition, CheckedContinuation<Void, Never>)])>(([], []))
 
     var values: [Value] { state.withLock { $0.values } }
 
     func append(_ value: Value) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.values.append(value)
-            let count = state.values.count
-            let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
-            state.waiters.removeAll { $0.0 <= count }
+            let values = state.values
+            let ready = state.waiters.filter { $0.0(values) }.map(\.1)
+            state.waiters.removeAll { $0.0(values) }
             return ready
         }
         for continuation in ready { continuation.resume() }
@@ -86,10 +87,15 @@ final class Received<Value: Sendable>: Sendable {
 
     /// Returns once `count` values arrived.
     func wait(for count: Int) async {
+        await wait { $0.count >= count }
+    }
+
+    /// Returns once the values received so far satisfy `condition`.
+    func wait(until condition: @escaping Condition) async {
         await withCheckedContinuation { continuation in
             let now = state.withLock { state -> Bool in
-                if state.values.count >= count { return true }
-                state.waiters.append((count, continuation))
+                if condition(state.values) { return true }
+                state.waiters.append((condition, continuation))
                 return false
             }
             if now { continuation.resume() }

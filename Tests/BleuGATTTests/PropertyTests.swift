@@ -3,14 +3,16 @@ import Foundation
 import Testing
 @testable import BleuGATT
 
-/// Seeded property tests over every codec: random valid values round-trip, and input one
-/// byte short or long is an invalid length. The seed is printed; rerun a failure with
-/// `BLEU_GATT_SEED=<seed> swift test --filter PropertyTests`.
+/// Seeded property tests over every codec: random valid values round-trip, and input cut
+/// short (below a variable-length codec's minimum too) or too long is an invalid length. The
+/// seed is fixed, so every run checks the same values; it is printed, and
+/// `BLEU_GATT_SEED=<seed> swift test --filter PropertyTests` runs with another one.
 @Suite("Codec properties (seeded)")
 struct PropertyTests {
+    static let defaultSeed: UInt64 = 0x0B1E_0C0D_EC5E_ED06
+
     static let seed: UInt64 = {
-        let seed = ProcessInfo.processInfo.environment["BLEU_GATT_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: .min ... .max)
+        let seed = ProcessInfo.processInfo.environment["BLEU_GATT_SEED"].flatMap { UInt64($0) } ?? defaultSeed
         print("BleuGATT property tests: seed \(seed) (rerun with BLEU_GATT_SEED=\(seed))")
         return seed
     }()
@@ -34,10 +36,15 @@ struct PropertyTests {
 enum LengthRule: Sendable {
     /// The layout fixes the length: every shorter prefix and every longer value is rejected.
     case exact
-    /// One byte fewer or more is rejected (a trailing list of 2-byte items).
-    case oneByte
+    /// A header whose length the value's own bytes say (its flags), then a list of `item`-byte
+    /// entries to the end: every cut inside the header or inside an entry is rejected, and so
+    /// is one byte more.
+    case list(header: @Sendable (Data) -> Int, item: Int)
     /// The value takes the rest of the bytes up to a maximum; more than that is rejected.
     case upTo(Int)
+    /// The value takes the rest of the bytes, a count within the range: every length below
+    /// its lower bound and one past its upper bound are rejected.
+    case within(ClosedRange<Int>)
 }
 
 /// One codec's properties, type-erased so the tests can take them as arguments.
@@ -94,10 +101,15 @@ struct CodecProperty: Sendable, CustomStringConvertible {
         switch rule {
         case .exact:
             return (0..<data.count).map { data.prefix($0) } + [data + extra]
-        case .oneByte:
-            return [data.dropLast(), data + extra.prefix(1)]
+        case .list(let header, let item):
+            let fixed = header(data)
+            let insideEntries = stride(from: fixed, to: data.count, by: item).flatMap { start in (start + 1)..<min(start + item, data.count) }
+            return ((0..<min(fixed, data.count)) + insideEntries).map { data.prefix($0) } + [data + extra.prefix(1)]
         case .upTo(let maximum):
             return [data + Data(repeating: 0x41, count: maximum + 1 - data.count)]
+        case .within(let lengths):
+            return (0..<lengths.lowerBound).map { data.prefix($0) }
+                + [data + Data(repeating: 0x41, count: lengths.upperBound + 1 - data.count)]
         }
     }
 }
@@ -123,11 +135,19 @@ extension CodecProperty {
         CodecProperty("utf8String(max 20)", .utf8String(maximumLength: 20), .upTo(20)) { randomString(&$0, maxBytes: 20) },
         CodecProperty("data", .data, .upTo(512)) { randomBytes(&$0, 0...64) },
         CodecProperty("data(count: 6)", .data(count: 6), .exact) { randomBytes(&$0, 6...6) },
+        CodecProperty("data(lengths: 3...10)", .data(lengths: 3...10), .within(3...10)) { randomBytes(&$0, 3...10) },
+        CodecProperty("data(lengths: 1...2)", .data(lengths: 1...2), .within(1...2)) { randomBytes(&$0, 1...2) },
         CodecProperty("medfloat16", .medfloat16, .exact) { random in
             randomFloat(&random, MedFloat16.self)
         },
         CodecProperty("medfloat32", .medfloat32, .exact) { random in
             randomFloat(&random, MedFloat32.self)
+        },
+        CodecProperty("medfloat16(allowsReserved)", MedicalFloatCodec(MedFloat16.self, allowsReserved: true), .exact) { random in
+            randomFloat(&random, MedFloat16.self, reserved: true)
+        },
+        CodecProperty("medfloat32(allowsReserved)", MedicalFloatCodec(MedFloat32.self, allowsReserved: true), .exact) { random in
+            randomFloat(&random, MedFloat32.self, reserved: true)
         },
         CodecProperty("percentage", .percentage, .exact) { UInt8.random(in: 0...100, using: &$0) },
         CodecProperty("enumeration(BodySensorLocation)", .enumeration(BodySensorLocation.self), .exact) {
@@ -147,7 +167,9 @@ extension CodecProperty {
                   vendorID: .random(in: .min ... .max, using: &random), productID: .random(in: .min ... .max, using: &random),
                   productVersion: .random(in: .min ... .max, using: &random))
         },
-        CodecProperty("Heart Rate Measurement", HeartRateMeasurement.codec, .oneByte) { randomHeartRate(&$0) },
+        CodecProperty("Heart Rate Measurement", HeartRateMeasurement.codec, .list(header: heartRateHeaderLength, item: 2)) {
+            randomHeartRate(&$0)
+        },
         CodecProperty("Heart Rate Control Point", HeartRateService.controlPoint.codec, .exact) { _ in .resetEnergyExpended },
         CodecProperty("Temperature Measurement", TemperatureMeasurement.codec, .exact) { random in
             TemperatureMeasurement(temperature: randomFloat(&random, MedFloat32.self), unit: Bool.random(using: &random) ? .celsius : .fahrenheit,
@@ -219,12 +241,23 @@ private func randomString(_ random: inout SeededRandomNumberGenerator, maxBytes:
     return String(scalars)
 }
 
-/// Any bit pattern but the reserved one: numbers and the four usable special values.
-private func randomFloat<Float: MedicalFloat>(_ random: inout SeededRandomNumberGenerator, _ type: Float.Type) -> Float {
+/// Any bit pattern but the reserved one: numbers and the four usable special values. With
+/// `reserved`, the reserved value too, one time in eight (a random pattern almost never is).
+private func randomFloat<Float: MedicalFloat>(_ random: inout SeededRandomNumberGenerator, _ type: Float.Type,
+                                              reserved: Bool = false) -> Float {
+    if reserved, Int.random(in: 0..<8, using: &random) == 0 { return Float(.reserved) }
     while true {
         let value = Float(bitPattern: .random(in: .min ... .max, using: &random))
         if value.special != .reserved { return value }
     }
+}
+
+/// The fixed part of a Heart Rate Measurement, from its flags (GSS "Heart Rate Measurement"):
+/// Flags, the value (2 bytes when bit 0 is set, else 1), Energy Expended (2 bytes, bit 3).
+/// The RR intervals, 2 bytes each, follow.
+@Sendable private func heartRateHeaderLength(_ data: Data) -> Int {
+    guard let flags = data.first else { return 1 }
+    return 1 + (flags & 0x01 != 0 ? 2 : 1) + (flags & 0x08 != 0 ? 2 : 0)
 }
 
 private func randomDateTime(_ random: inout SeededRandomNumberGenerator) -> DateTime {

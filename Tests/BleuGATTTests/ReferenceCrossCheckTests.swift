@@ -3,18 +3,18 @@ import Foundation
 import Testing
 @testable import BleuGATT
 
+/// The Python to run the reference with, from the environment.
+let referencePython = ProcessInfo.processInfo.environment["BLEU_PYTHON"]
+
 /// Cross-checks the catalogue against an independent implementation, the PyPI package
 /// bluetooth-sig (scripts/gatt-reference.py): seeded random values encoded here must decode
 /// there to the same fields, and its re-encoding must decode here to the same value.
 ///
-/// Runs when `BLEU_PYTHON` names a Python with bluetooth-sig installed
-/// (`scripts/test.sh` sets it up with `scripts/gatt-reference-setup.sh`). SFLOAT/FLOAT values
-/// (Temperature Measurement) are left out: bluetooth-sig 0.6.0 reads their exponent as biased
-/// (0xF014 as 2e8, where the Personal Health Devices white paper and the HL7 PHD guide say
-/// 2.0), so our ``MedicalFloatTests`` check those against the published examples instead.
-/// The Python to run the reference with, from the environment.
-let referencePython = ProcessInfo.processInfo.environment["BLEU_PYTHON"]
-
+/// Runs when `BLEU_PYTHON` names a Python with bluetooth-sig installed (`scripts/test.sh`
+/// sets it up with `scripts/python-env.sh`, from `scripts/requirements-test.txt`). SFLOAT/FLOAT
+/// values (Temperature Measurement) are left out: bluetooth-sig 0.6.0 reads their exponent as
+/// biased (0xF014 as 2e8, where the Personal Health Devices white paper and the HL7 PHD guide
+/// say 2.0), so our ``MedicalFloatTests`` check those against the published examples instead.
 @Suite("Cross-check with bluetooth-sig", .enabled(if: referencePython != nil, "set BLEU_PYTHON (scripts/test.sh does)"))
 struct ReferenceCrossCheckTests {
     static let iterations = 100

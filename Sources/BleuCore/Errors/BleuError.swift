@@ -51,54 +51,89 @@ public enum BleuError: Error, Sendable, Hashable, Codable {
 }
 
 extension BleuError: CustomStringConvertible, LocalizedError {
-    public var description: String {
+    /// What failed, then what to do about it: ``summary`` followed by ``remedy``.
+    public var description: String { "\(summary) \(remedy)" }
+
+    public var errorDescription: String? { description }
+
+    /// What failed and why, in a sentence, without advice.
+    public var summary: String {
         switch self {
-        case .bluetoothUnavailable(let state):
-            "Bluetooth is unavailable (state: \(state)). Wait for the manager to report poweredOn."
-        case .bluetoothPoweredOff:
-            "Bluetooth is powered off. Turn Bluetooth on and try again."
-        case .bluetoothUnauthorized:
-            "This application is not authorized to use Bluetooth. Grant the Bluetooth permission."
-        case .peripheralNotFound(let id):
-            "Peripheral \(id) was not found. Make sure it is advertising and in range, then scan again."
-        case .serviceNotFound(let uuid):
-            "Service \(uuid) was not found on the peripheral. Check that the peripheral hosts it."
-        case .characteristicNotFound(let uuid):
-            "Characteristic \(uuid) was not found in the service. Check the service definition."
-        case .descriptorNotFound(let uuid):
-            "Descriptor \(uuid) was not found on the characteristic."
-        case .connectionTimeout(let id):
-            "Connecting to \(id) timed out. Make sure it is advertising and in range, or allow a longer timeout."
-        case .connectionFailed(let id, let reason):
-            "Connecting to \(id) failed: \(reason)."
-        case .disconnected(let id, let reason):
-            "The connection to \(id) ended: \(reason). Reconnect to continue."
-        case .notConnected(let id):
-            "\(id) is not connected. Connect before this operation."
-        case .timeout(let operation):
-            "\(operation) timed out."
-        case .invalidData(let reason):
-            "Invalid data: \(reason)."
-        case .att(let error):
-            "The peer answered with \(error)"
-        case .notSupported(let what):
-            "Not supported: \(what)."
-        case .sendQueueFull(let id):
-            "The send queue to \(id) is full. Wait until it is ready to send (canSendWriteWithoutResponse) and try again."
+        case .bluetoothUnavailable(let state): "Bluetooth is unavailable (state: \(state))."
+        case .bluetoothPoweredOff: "Bluetooth is powered off."
+        case .bluetoothUnauthorized: "This application is not authorized to use Bluetooth."
+        case .peripheralNotFound(let id): "Peripheral \(id) was not found."
+        case .serviceNotFound(let uuid): "Service \(uuid) was not found on the peripheral."
+        case .characteristicNotFound(let uuid): "Characteristic \(uuid) was not found in the service."
+        case .descriptorNotFound(let uuid): "Descriptor \(uuid) was not found on the characteristic."
+        case .connectionTimeout(let id): "Connecting to \(id) timed out."
+        case .connectionFailed(let id, let reason): "Connecting to \(id) failed: \(reason)."
+        case .disconnected(let id, let reason): "The connection to \(id) ended: \(reason)."
+        case .notConnected(let id): "\(id) is not connected."
+        case .timeout(let operation): "\(operation) timed out."
+        case .invalidData(let reason): "Invalid data: \(reason)."
+        case .att(let error): "The peer answered with \(error)"
+        case .notSupported(let what): "Not supported: \(what)."
+        case .sendQueueFull(let id): "The send queue to \(id) is full."
         case .valueTooLong(let length, let maximum):
-            "The value is \(length) bytes, longer than the \(maximum) bytes allowed. Send less, or split it."
-        case .limitReached(let what):
-            "Limit reached: \(what)."
-        case .bufferOverflow(let what):
-            "A buffer filled because its consumer fell behind (\(what)). Consume values faster or subscribe again."
-        case .pairingFailed(let reason):
-            "Pairing failed: \(reason)."
-        case .cancelled:
-            "The operation was cancelled."
-        case .invalidState(let reason):
-            "Not possible now: \(reason)."
+            "The value is \(length) bytes, longer than the \(maximum) bytes allowed."
+        case .limitReached(let what): "Limit reached: \(what)."
+        case .bufferOverflow(let what): "A buffer filled because its consumer fell behind (\(what))."
+        case .pairingFailed(let reason): "Pairing failed: \(reason)."
+        case .cancelled: "The operation was cancelled."
+        case .invalidState(let reason): "Not possible now: \(reason)."
         }
     }
 
-    public var errorDescription: String? { description }
+    /// What the user or the calling code can do about the error, in a sentence or two.
+    public var remedy: String {
+        switch self {
+        case .bluetoothUnavailable(.unsupported):
+            "This device has no usable Bluetooth LE radio; run on one that has, or attach an adapter."
+        case .bluetoothUnavailable:
+            "Wait for the manager to report poweredOn, then try again."
+        case .bluetoothPoweredOff:
+            "Turn Bluetooth on and try again."
+        case .bluetoothUnauthorized:
+            "Grant the application the Bluetooth permission in the system settings, then try again."
+        case .peripheralNotFound:
+            "Make sure it is advertising and in range, then scan again."
+        case .serviceNotFound:
+            "Check that the peripheral hosts it and that discovery asked for it; discover again if the peripheral changed."
+        case .characteristicNotFound:
+            "Check the service definition on both sides; discover the characteristics again if the peripheral changed."
+        case .descriptorNotFound:
+            "Check that the peripheral declares it, and discover the characteristic's descriptors before using them."
+        case .connectionTimeout:
+            "Make sure it is advertising and in range, or allow a longer timeout."
+        case .connectionFailed:
+            "Try again; if it keeps failing, move closer, check that the peripheral accepts another connection, or restart it."
+        case .disconnected:
+            "Reconnect to continue; the operation may not have reached the peer."
+        case .notConnected:
+            "Connect to it before this operation."
+        case .timeout:
+            "Retry; if it keeps timing out, move closer to the peer or raise the timeout."
+        case .invalidData:
+            "Check that both sides use the same format for the value (codec, length, byte order)."
+        case .att(let error):
+            error.remedy
+        case .notSupported:
+            "Use an operation that the characteristic's properties, the backend and the peer all allow."
+        case .sendQueueFull:
+            "Wait until it is ready to send (canSendWriteWithoutResponse) and try again."
+        case .valueTooLong:
+            "Send less or split the value; a larger ATT MTU raises the limit when both sides support it."
+        case .limitReached:
+            "Release what is no longer used (connections, subscriptions, queued work), or raise the limit in the configuration."
+        case .bufferOverflow:
+            "Consume values faster, or subscribe again."
+        case .pairingFailed:
+            "Remove the stored bond on both devices and pair again; confirm the passkey if asked."
+        case .cancelled:
+            "Start the operation again if it is still needed."
+        case .invalidState:
+            "Check the order of the calls: finish or undo the earlier step first."
+        }
+    }
 }

@@ -68,16 +68,25 @@ public protocol CentralManager: AnyObject, Sendable {
 
     // MARK: Discovery
 
-    /// Discovers the peripheral's primary services; all of them when `uuids` is `nil`.
+    /// Discovers the peripheral's primary services; all of them when `uuids` is `nil`. Returns
+    /// an empty array when the peripheral hosts none of them (the server's Attribute Not Found
+    /// ends the procedure; it is not an error). Throws the common errors above: no link,
+    /// ``BleuError/att(_:)`` for any other error response, ``BleuError/timeout(operation:)``.
     func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService]
 
-    /// Discovers the services that `service` includes; all of them when `uuids` is `nil`.
+    /// Discovers the services that `service` includes; all of them when `uuids` is `nil`; an
+    /// empty array when it includes none. Throws as ``discoverServices(_:on:)`` does. After
+    /// ``CentralEvent/servicesChanged(_:)`` a `service` from before may be stale: discover the
+    /// services again first.
     func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService]
 
-    /// Discovers the characteristics of a service; all of them when `uuids` is `nil`.
+    /// Discovers the characteristics of a service; all of them when `uuids` is `nil`; an empty
+    /// array when it has none of them. Throws as ``discoverServices(_:on:)`` does; after
+    /// ``CentralEvent/servicesChanged(_:)`` discover the services again first.
     func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic]
 
-    /// Discovers the descriptors of a characteristic.
+    /// Discovers the descriptors of a characteristic (an empty array when it has none). Throws
+    /// as ``discoverServices(_:on:)`` does.
     func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor]
 
     // MARK: Reading and writing
@@ -125,19 +134,29 @@ public protocol CentralManager: AnyObject, Sendable {
 
     // MARK: Link properties
 
-    /// The ATT MTU negotiated with the peripheral (23 to 517).
+    /// The ATT MTU negotiated with the peripheral (23 to 517). Throws
+    /// ``BleuError/notConnected(_:)`` when there is no link (or the radio's unavailable state);
+    /// it sends nothing, so it never times out.
     func attMTU(for peripheral: UUID) async throws -> Int
 
     /// The longest value one write of this type can carry: ATT MTU − 3 without response;
-    /// 512 with response (long writes).
+    /// 512 with response (long writes). Throws as ``attMTU(for:)`` does.
     func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int
 
-    /// Reads the connection's received signal strength, in dBm.
+    /// Reads the connection's received signal strength, in dBm. Throws
+    /// ``BleuError/notConnected(_:)`` when there is no link (or the radio's unavailable state),
+    /// ``BleuError/disconnected(_:_:)`` when it drops before the controller answers.
     func readRSSI(of peripheral: UUID) async throws -> Int
 
     // MARK: L2CAP
 
-    /// Opens an LE credit-based L2CAP channel to a PSM the peripheral published.
+    /// Opens an LE credit-based L2CAP channel to a PSM the peripheral published, returning once
+    /// the peripheral accepted it. Throws ``BleuError/notSupported(_:)`` when nothing is
+    /// published on the PSM (L2CAP result "SPSM not supported"),
+    /// ``BleuError/att(_:)`` with ``ATTError/insufficientEncryption`` when the channel requires
+    /// encryption and the link could not be encrypted, ``BleuError/notConnected(_:)`` or
+    /// ``BleuError/disconnected(_:_:)`` without a link, and ``BleuError/timeout(operation:)``
+    /// when the peripheral does not answer.
     func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel
 }
 

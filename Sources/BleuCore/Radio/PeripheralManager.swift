@@ -33,7 +33,8 @@ public protocol PeripheralManager: AnyObject, Sendable {
     /// included service not yet published, or a value over 512 bytes.
     func add(_ service: ServiceDefinition) async throws -> PublishedService
 
-    /// Removes a published service.
+    /// Removes a published service. Throws ``BleuError/invalidState(_:)`` when it is not
+    /// published (removed already, or published by another manager).
     func remove(_ service: PublishedService) async throws
 
     /// Removes every published service.
@@ -81,10 +82,13 @@ public protocol PeripheralManager: AnyObject, Sendable {
     // MARK: L2CAP
 
     /// Publishes an L2CAP channel and returns the PSM the backend assigned (never one in use).
-    /// Channels centrals open arrive as ``PeripheralEvent/l2capChannelOpened(_:)``.
+    /// Channels centrals open arrive as ``PeripheralEvent/l2capChannelOpened(_:)``. Throws
+    /// ``BleuError/limitReached(_:)`` when every dynamic LE PSM (0x0080–0x00FF) is taken, or
+    /// the radio's unavailable state.
     func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16
 
-    /// Stops accepting channels on a PSM; open channels stay open.
+    /// Stops accepting channels on a PSM; open channels stay open. Throws
+    /// ``BleuError/invalidState(_:)`` when the PSM is not published by this manager.
     func unpublishL2CAPChannel(_ psm: UInt16) async throws
 }
 

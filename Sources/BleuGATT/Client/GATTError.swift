@@ -7,10 +7,15 @@ import Foundation
 public enum GATTError: Error, Sendable, Hashable {
     /// What a central tried to do with a characteristic.
     public enum Operation: String, Sendable, Hashable {
+        /// Reading the value.
         case read
+        /// Writing with a response.
         case write
+        /// Writing without a response.
         case writeWithoutResponse = "write without response"
+        /// Subscribing to notifications or indications.
         case subscribe
+        /// Notifying or indicating a value (the peripheral side).
         case notify
     }
 

@@ -15,8 +15,11 @@ where Options.RawValue: FixedWidthInteger & Sendable {
 
     /// The bits the option set defines.
     public let defined: Options
+    /// Whether bits outside ``defined`` are kept or rejected.
     public let undefinedBits: UndefinedBits
 
+    /// A bit field whose set defines the bits in `defined`; others are kept unless `undefinedBits`
+    /// is ``UndefinedBits/reject``.
     public init(defined: Options, undefinedBits: UndefinedBits = .keep) {
         self.defined = defined
         self.undefinedBits = undefinedBits

@@ -1,6 +1,7 @@
 /// GATT's `boolean`: one byte, 0 for false and 1 for true. Any other byte is not allowed
 /// (``GATTCodecError/Kind/valueNotAllowed``).
 public struct BoolCodec: GATTCodec {
+    /// The `boolean` codec; also ``GATTCodec/bool``.
     public init() {}
 
     public func encode(_ value: Bool, to writer: inout GATTWriter) throws(GATTCodecError) {

@@ -2,13 +2,15 @@ import BleuCore
 
 /// A Swift enumeration with integer raw values, as the SIG's enumerated fields: the raw value
 /// little-endian in its type's width. An unknown raw value is
-/// ``GATTCodecError/Kind/valueNotAllowed`` — answered with ``ATTError/valueNotAllowed``
+/// ``GATTCodecError/Kind/valueNotAllowed`` — answered with ``BleuCore/ATTError/valueNotAllowed``
 /// unless a service names another error (the Heart Rate Control Point answers 0x80).
 public struct EnumerationCodec<Enumeration: RawRepresentable & Sendable>: GATTCodec
 where Enumeration.RawValue: FixedWidthInteger & Sendable {
     /// The ATT error an unknown value is answered with.
     public let attError: ATTError
 
+    /// A codec of `type`'s raw values; an unknown one is answered with `attError`. Also
+    /// ``GATTCodec/enumeration(_:answering:)``.
     public init(_ type: Enumeration.Type = Enumeration.self, answering attError: ATTError = .valueNotAllowed) {
         self.attError = attError
     }

@@ -10,7 +10,7 @@ import Foundation
 /// answers it with.
 ///
 /// Ready-made codecs are static members, so a declaration reads `codec: .uint16`,
-/// `.percentage`, `.utf8String`, `.sfloat`, `.enumeration(BodySensorLocation.self)`.
+/// `.percentage`, `.utf8String`, `.medfloat16`, `.enumeration(BodySensorLocation.self)`.
 public protocol GATTCodec<Value>: Sendable {
     /// The Swift type of the values.
     associatedtype Value: Sendable

@@ -7,10 +7,10 @@ import BleuCore
 /// `Heart Rate Measurement › Energy Expended: expected 2 bytes (uint16), found 1 byte`.
 ///
 /// ``attError`` is the Attribute Protocol error a GATT server answers a malformed write with:
-/// ``ATTError/invalidAttributeValueLength`` (0x0D) for a wrong length,
-/// ``ATTError/valueNotAllowed`` (0x13) for a value the specification does not allow, or the
+/// ``BleuCore/ATTError/invalidAttributeValueLength`` (0x0D) for a wrong length,
+/// ``BleuCore/ATTError/valueNotAllowed`` (0x13) for a value the specification does not allow, or the
 /// error a service specification names instead (an application error 0x80–0x9F, or
-/// ``ATTError/outOfRange`` 0xFF), set with ``answering(with:)``.
+/// ``BleuCore/ATTError/outOfRange`` 0xFF), set with ``answering(with:)``.
 public struct GATTCodecError: Error, Sendable, Hashable {
     /// What was wrong with the bytes or the value.
     public enum Kind: String, Sendable, Hashable {
@@ -21,6 +21,7 @@ public struct GATTCodecError: Error, Sendable, Hashable {
         case valueNotAllowed
     }
 
+    /// Whether the length or the value was wrong.
     public var kind: Kind
     /// What the codec expected, such as `"2 bytes (uint16)"` or `"0–100"`.
     public var expected: String
@@ -32,6 +33,8 @@ public struct GATTCodecError: Error, Sendable, Hashable {
     /// The ATT error a server answers a write that fails this way with.
     public var attError: ATTError
 
+    /// An error; `attError` defaults to the kind's (0x0D for a length, 0x13 for a value). Codecs
+    /// usually throw ``invalidLength(expected:found:)`` or ``valueNotAllowed(expected:found:)``.
     public init(kind: Kind, expected: String, found: String, path: [String] = [], attError: ATTError? = nil) {
         self.kind = kind
         self.expected = expected
@@ -67,7 +70,7 @@ public struct GATTCodecError: Error, Sendable, Hashable {
 }
 
 extension GATTCodecError.Kind {
-    /// ``ATTError/invalidAttributeValueLength`` for a wrong length, ``ATTError/valueNotAllowed``
+    /// ``BleuCore/ATTError/invalidAttributeValueLength`` for a wrong length, ``BleuCore/ATTError/valueNotAllowed``
     /// for a value not allowed.
     public var defaultATTError: ATTError {
         switch self {

@@ -32,6 +32,7 @@ public protocol GATTStructure: Sendable {
 
 /// The codec of a ``GATTStructure``.
 public struct StructureCodec<Structure: GATTStructure>: GATTCodec {
+    /// The codec of `type`; also its ``GATTStructure/codec``.
     public init(_ type: Structure.Type = Structure.self) {}
 
     public func encode(_ value: Structure, to writer: inout GATTWriter) throws(GATTCodecError) {

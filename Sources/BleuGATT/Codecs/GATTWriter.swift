@@ -10,6 +10,7 @@ public struct GATTWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer.
     public init() {}
 
     /// The bytes written so far.
@@ -26,7 +27,7 @@ public struct GATTWriter: Sendable {
     }
 
     /// Appends the low `byteCount` bytes of a little-endian integer (such as the SIG's 24- and
-    /// 40-bit fields). The caller checks that the value fits; see ``GATTCodecs``' range checks.
+    /// 40-bit fields). The caller checks that the value fits first, as ``Integer24Codec`` does.
     public mutating func writeInteger<Integer: FixedWidthInteger>(_ value: Integer, byteCount: Int) {
         precondition(byteCount >= 1 && byteCount * 8 <= Integer.bitWidth, "byteCount outside 1...\(Integer.bitWidth / 8)")
         let raw = UInt64(truncatingIfNeeded: value)

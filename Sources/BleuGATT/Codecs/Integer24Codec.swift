@@ -8,6 +8,7 @@ public struct Integer24Codec<Integer: FixedWidthInteger & Sendable>: GATTCodec {
         Integer.isSigned ? Integer(-0x80_0000)...Integer(0x7F_FFFF) : 0...Integer(0xFF_FFFF)
     }
 
+    /// The codec; also ``GATTCodec/uint24`` and ``GATTCodec/sint24``.
     public init() {}
 
     public func encode(_ value: Integer, to writer: inout GATTWriter) throws(GATTCodecError) {

@@ -2,6 +2,7 @@
 /// formats. Every value of the type is allowed; restrict the range with
 /// ``GATTCodec/restricted(to:answering:)``.
 public struct IntegerCodec<Integer: FixedWidthInteger & Sendable>: GATTCodec {
+    /// The codec of `Integer`; also ``GATTCodec/uint8``, ``GATTCodec/sint16`` and the others.
     public init() {}
 
     public func encode(_ value: Integer, to writer: inout GATTWriter) throws(GATTCodecError) {

@@ -70,8 +70,10 @@ extension MedicalFloat {
 
 /// IEEE 11073-20601 16-bit SFLOAT (`medfloat16`): a 4-bit exponent over a 12-bit mantissa.
 public struct MedFloat16: MedicalFloat {
+    /// The 16 bits as sent: exponent in the top 4, mantissa in the low 12.
     public let bitPattern: UInt16
 
+    /// The value with these bits, special values included.
     public init(bitPattern: UInt16) {
         self.bitPattern = bitPattern
     }
@@ -79,8 +81,10 @@ public struct MedFloat16: MedicalFloat {
 
 /// IEEE 11073-20601 32-bit FLOAT (`medfloat32`): an 8-bit exponent over a 24-bit mantissa.
 public struct MedFloat32: MedicalFloat {
+    /// The 32 bits as sent: exponent in the top 8, mantissa in the low 24.
     public let bitPattern: UInt32
 
+    /// The value with these bits, special values included.
     public init(bitPattern: UInt32) {
         self.bitPattern = bitPattern
     }
@@ -92,6 +96,8 @@ public struct MedicalFloatCodec<Float: MedicalFloat>: GATTCodec {
     /// Whether the reserved special value is accepted.
     public let allowsReserved: Bool
 
+    /// The codec of `type`; with `allowsReserved`, the reserved special value passes both ways (a
+    /// relay that forwards what it gets), else it is ``GATTCodecError/Kind/valueNotAllowed``.
     public init(_ type: Float.Type = Float.self, allowsReserved: Bool = false) {
         self.allowsReserved = allowsReserved
     }

@@ -14,10 +14,15 @@ import Foundation
 ///     presentationFormat: PresentationFormat(format: .sint16, exponent: -2, unit: PresentationFormat.Unit.degreeCelsius))
 /// ```
 public struct Characteristic<Value: Sendable>: Sendable {
+    /// The characteristic's type: a 16-bit SIG number for the catalogue, a 128-bit UUID of your own otherwise.
     public var uuid: BluetoothUUID
     /// The name errors and descriptions use: the SIG's name for a known UUID, else the UUID.
     public var name: String
+    /// What centrals may do with the value (read, write, notify, …), as a peripheral hosting it
+    /// declares. (A typed central checks the properties the peripheral actually declared.)
     public var properties: CharacteristicProperties
+    /// What the server lets centrals do and with which security (readable, writeable, encryption
+    /// required), enforced by the backend before a request reaches a handler.
     public var permissions: AttributePermissions
     /// The codec between values and bytes.
     public var codec: any GATTCodec<Value>

@@ -2,14 +2,20 @@ import BleuCore
 import Foundation
 
 /// A characteristic as a service declares it, whatever its value type: what a
-/// ``ServiceDeclaration`` holds and turns into a ``CharacteristicDefinition``. Make one from a
+/// ``ServiceDeclaration`` holds and turns into a ``BleuCore/CharacteristicDefinition``. Make one from a
 /// ``Characteristic`` with ``Characteristic/declaration`` or, with a static value,
 /// ``Characteristic/value(_:)``.
 public struct CharacteristicDeclaration: Sendable, Hashable {
+    /// The characteristic's UUID.
     public var uuid: BluetoothUUID
+    /// The name errors and logs use, such as `"Battery Level"`.
     public var name: String
+    /// The properties its declaration advertises.
     public var properties: CharacteristicProperties
+    /// The access the server grants, and the security it requires.
     public var permissions: AttributePermissions
+    /// Descriptors with static values (user description, presentation format, …); the
+    /// backend adds the Client Characteristic Configuration descriptor itself.
     public var descriptors: [DescriptorDefinition]
     /// A static value the backend serves itself, or `nil` when the application answers requests.
     public var value: Data?
@@ -25,7 +31,7 @@ public struct CharacteristicDeclaration: Sendable, Hashable {
         self.value = value
     }
 
-    /// The definition a ``PeripheralManager`` hosts. Throws ``BleuError/invalidState(_:)`` for a
+    /// The definition a ``BleuCore/PeripheralManager`` hosts. Throws ``BleuCore/BleuError/invalidState(_:)`` for a
     /// static value on a characteristic that can be written, notified or indicated (backends
     /// serve static values only for read-only characteristics, as CoreBluetooth does).
     public func definition() throws(BleuError) -> CharacteristicDefinition {

@@ -31,6 +31,7 @@ public protocol GATTService: Sendable {
 }
 
 extension GATTService {
+    /// Services are primary unless the type says otherwise.
     public static var isPrimary: Bool { true }
 
     /// The service with every characteristic it declares, none with a static value.

@@ -1,7 +1,7 @@
 import BleuCore
 
 /// A service and the characteristics it declares, ready to become the
-/// ``ServiceDefinition`` any backend hosts:
+/// ``BleuCore/ServiceDefinition`` any backend hosts:
 ///
 /// ```swift
 /// let info = try ServiceDeclaration(BluetoothUUID.Service.deviceInformation) {
@@ -13,8 +13,12 @@ import BleuCore
 ///
 /// A ``GATTService`` type declares one with ``GATTService/declaration``.
 public struct ServiceDeclaration: Sendable, Hashable {
+    /// The service's UUID.
     public var uuid: BluetoothUUID
+    /// `true` for a primary service, which discovery finds; `false` for a secondary one, reached
+    /// only through another service that includes it.
     public var isPrimary: Bool
+    /// The characteristics, in the order they are published (and their handles assigned).
     public var characteristics: [CharacteristicDeclaration]
     /// UUIDs of services, published before this one, that it includes.
     public var includedServices: [BluetoothUUID]
@@ -35,7 +39,7 @@ public struct ServiceDeclaration: Sendable, Hashable {
         self.init(uuid, isPrimary: isPrimary, includes: includedServices, characteristics: try characteristics())
     }
 
-    /// The definition a ``PeripheralManager`` hosts. Throws ``BleuError/invalidState(_:)``
+    /// The definition a ``BleuCore/PeripheralManager`` hosts. Throws ``BleuCore/BleuError/invalidState(_:)``
     /// for a static value on a characteristic that is not read-only.
     public func definition() throws(BleuError) -> ServiceDefinition {
         var definitions: [CharacteristicDefinition] = []

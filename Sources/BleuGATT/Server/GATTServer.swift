@@ -23,8 +23,13 @@ import Foundation
 /// ``GATTServiceHandlers/acceptWrites(_:)`` to accept valid values as they are.
 ///
 /// The server answers only requests to the services it hosts, so other components may serve
-/// other services of the same peripheral. It serves while it exists: keep a reference, or
-/// call ``stop()``.
+/// other services of the same peripheral. The prepared writes one Execute Write commits are
+/// applied as the specification asks, atomically (Core Spec Vol 3 Part F §3.4.6.3): every
+/// value or none. A batch that also writes characteristics this server does not host (a
+/// reliable write spanning another component's service) cannot be applied atomically, so the
+/// server writes none of it and answers ``BleuCore/ATTError/requestNotSupported`` (0x06) —
+/// write such characteristics in separate procedures. The server serves while it exists: keep
+/// a reference, or call ``stop()``.
 public final class GATTServer: Sendable {
     /// The radio the server uses.
     public let peripheral: any PeripheralManager
@@ -201,12 +206,17 @@ public final class GATTServer: Sendable {
             await peripheral.respond(to: request, with: result)
         case .writeRequests(let batch):
             var entries: [UInt16: Entry] = [:]
+            var foreign = false
             for request in batch.requests {
                 let handle = request.characteristic.valueHandle
-                if entries[handle] == nil, let entry = await entry(handle, state: state, hosted: hosted) { entries[handle] = entry }
+                guard entries[handle] == nil else { continue }
+                if let entry = await entry(handle, state: state, hosted: hosted) { entries[handle] = entry } else { foreign = true }
             }
             guard !entries.isEmpty else { return }   // another component's service
-            let result = await write(batch, entries: entries, state: state)
+            // Part ours, part another component's: no one can apply it atomically, so no one
+            // applies any of it. Every server holding a part answers alike; the radio keeps the
+            // first answer.
+            let result = foreign ? .failure(.requestNotSupported) : await write(batch, entries: entries, state: state)
             if case .failure = result, !batch.needsResponse { state.withLock { $0.droppedCommands += 1 } }
             await peripheral.respond(to: batch, with: result)
         default:

@@ -35,6 +35,7 @@ public struct GATTServiceHandlers: Sendable {
     var readers: [BluetoothUUID: Registration<ReadHandler>] = [:]
     var writers: [BluetoothUUID: Registration<WriteHandler>] = [:]
 
+    /// No handlers yet: reads get the last value set, writes are refused.
     public init() {}
 
     /// Answers every read of `characteristic` with the value `handler` returns for the

@@ -1,9 +1,12 @@
 /// Current Time (0x2A2B): an ``ExactTime256`` and an ``AdjustReason``, 10 bytes.
 /// GATT Specification Supplement, "Current Time"; Current Time Service.
 public struct CurrentTime: GATTStructure, Hashable {
+    /// The server's local date and time, to 1/256 s.
     public var exactTime256: ExactTime256
+    /// Why the time last changed, if it did.
     public var adjustReason: AdjustReason
 
+    /// A current time; no adjust reason by default.
     public init(exactTime256: ExactTime256, adjustReason: AdjustReason = []) {
         self.exactTime256 = exactTime256
         self.adjustReason = adjustReason
@@ -23,8 +26,10 @@ public struct CurrentTime: GATTStructure, Hashable {
 /// Adjust Reason: why the time last changed. Bits 4–7 are reserved for future use and kept
 /// as they come. GATT Specification Supplement, "Current Time", field Adjust Reason.
 public struct AdjustReason: OptionSet, Sendable, Hashable {
+    /// The Adjust Reason byte, reserved bits included.
     public let rawValue: UInt8
 
+    /// The reasons these bits say.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

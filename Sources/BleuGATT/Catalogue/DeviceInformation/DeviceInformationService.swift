@@ -11,6 +11,7 @@ import BleuCore
 /// }
 /// ```
 public enum DeviceInformationService: GATTService {
+    /// 0x180A, the Device Information Service.
     public static let uuid = BluetoothUUID.Service.deviceInformation
 
     /// Manufacturer Name String (0x2A29), UTF-8.
@@ -32,6 +33,8 @@ public enum DeviceInformationService: GATTService {
     public static let pnpID = Characteristic<PnPID>(
         BluetoothUUID.Characteristic.pnpID, codec: PnPID.codec, properties: [.read])
 
+    /// Every field above, in this order; host the ones the device has with
+    /// ``GATTService/declaration(_:)``.
     public static var characteristics: [CharacteristicDeclaration] {
         manufacturerName
         modelNumber

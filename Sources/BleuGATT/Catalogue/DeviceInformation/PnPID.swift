@@ -10,11 +10,16 @@ public struct PnPID: GATTStructure, Hashable {
         case usbImplementersForum = 2
     }
 
+    /// Which list ``vendorID`` comes from.
     public var vendorIDSource: VendorIDSource
+    /// The vendor: a Bluetooth SIG company identifier or a USB vendor ID, as ``vendorIDSource`` says.
     public var vendorID: UInt16
+    /// The product, as its vendor numbers it.
     public var productID: UInt16
+    /// The product's version, as its vendor numbers it (often BCD: 0x0110 is 1.1.0).
     public var productVersion: UInt16
 
+    /// A PnP ID from its four fields.
     public init(vendorIDSource: VendorIDSource, vendorID: UInt16, productID: UInt16, productVersion: UInt16) {
         self.vendorIDSource = vendorIDSource
         self.vendorID = vendorID

@@ -8,6 +8,7 @@ public struct SystemID: GATTStructure, Hashable {
     /// The IEEE-assigned Organizationally Unique Identifier, 24 bits.
     public var organizationallyUniqueIdentifier: UInt32
 
+    /// A System ID; encoding rejects identifiers wider than 40 and 24 bits.
     public init(manufacturerIdentifier: UInt64, organizationallyUniqueIdentifier: UInt32) {
         self.manufacturerIdentifier = manufacturerIdentifier
         self.organizationallyUniqueIdentifier = organizationallyUniqueIdentifier

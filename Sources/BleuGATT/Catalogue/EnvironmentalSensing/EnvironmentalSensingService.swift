@@ -4,6 +4,7 @@ import BleuCore
 /// characteristic is read and notify; a sensor may host several of one kind (with ES
 /// Measurement descriptors, which the catalogue does not model yet).
 public enum EnvironmentalSensingService: GATTService {
+    /// 0x181A, the Environmental Sensing Service.
     public static let uuid = BluetoothUUID.Service.environmentalSensing
 
     /// Temperature (0x2A6E): ``Temperature``, 0.01 °C.
@@ -16,6 +17,7 @@ public enum EnvironmentalSensingService: GATTService {
     public static let pressure = Characteristic<Pressure>(
         BluetoothUUID.Characteristic.pressure, codec: Pressure.codec, properties: [.read, .notify])
 
+    /// Temperature, Humidity and Pressure — the ESS characteristics the catalogue types so far.
     public static var characteristics: [CharacteristicDeclaration] {
         temperature
         humidity

@@ -2,6 +2,7 @@ import BleuCore
 
 /// The Health Thermometer Service (0x1809): body temperature from a thermometer.
 public enum HealthThermometerService: GATTService {
+    /// 0x1809, the Health Thermometer Service.
     public static let uuid = BluetoothUUID.Service.healthThermometer
 
     /// Temperature Measurement (0x2A1C): indicate only.
@@ -19,12 +20,14 @@ public enum HealthThermometerService: GATTService {
 
     /// Measurement Interval (0x2A21): seconds between measurements, a `uint16` (1–65535, 0
     /// for no periodic measurement); read. A server that lets clients write it answers a value
-    /// outside its Valid Range with ``ATTError/outOfRange`` (0xFF): declare that with
+    /// outside its Valid Range with ``BleuCore/ATTError/outOfRange`` (0xFF): declare that with
     /// `codec: IntegerCodec<UInt16>().restricted(to: 1...3600, answering: .outOfRange)` and
     /// ``Characteristic/with(properties:permissions:)``.
     public static let measurementInterval = Characteristic<UInt16>(
         BluetoothUUID.Characteristic.measurementInterval, codec: .uint16, properties: [.read])
 
+    /// Temperature Measurement, Temperature Type, Intermediate Temperature and Measurement
+    /// Interval, in the specification's order.
     public static var characteristics: [CharacteristicDeclaration] {
         temperatureMeasurement
         temperatureType
@@ -36,15 +39,21 @@ public enum HealthThermometerService: GATTService {
 /// Temperature Type (0x2A1D): where the temperature was taken. 0 and 10–255 are reserved and
 /// rejected. GATT Specification Supplement, "Temperature Type".
 public enum TemperatureType: UInt8, Sendable, Hashable, CaseIterable {
+    /// Armpit (1).
     case armpit = 1
     /// Body (general).
     case body
     /// Ear (usually ear lobe).
     case ear
+    /// Finger.
     case finger
+    /// Gastro-intestinal tract.
     case gastrointestinalTract
+    /// Mouth.
     case mouth
+    /// Rectum.
     case rectum
+    /// Toe.
     case toe
     /// Tympanum (ear drum).
     case tympanum

@@ -12,14 +12,24 @@
 public struct TemperatureMeasurement: GATTStructure, Hashable {
     /// The unit of ``temperature``.
     public enum Unit: Sendable, Hashable {
-        case celsius, fahrenheit
+        /// Degrees Celsius (flags bit 0 clear).
+        case celsius
+        /// Degrees Fahrenheit (flags bit 0 set).
+        case fahrenheit
     }
 
+    /// The reading as an IEEE 11073 FLOAT, in ``unit``: it keeps the thermometer's precision
+    /// (`364e-1`) and can say NaN (no reading), NRes or ±INFINITY.
     public var temperature: MedFloat32
+    /// Celsius or Fahrenheit.
     public var unit: Unit
+    /// When the measurement was taken, if the thermometer says (flags bit 1).
     public var timestamp: DateTime?
+    /// Where on the body it was taken, if sent with each measurement (flags bit 2); a
+    /// thermometer with a fixed site exposes ``HealthThermometerService/temperatureType`` instead.
     public var type: TemperatureType?
 
+    /// A measurement; the flags follow from which fields are given.
     public init(temperature: MedFloat32, unit: Unit = .celsius, timestamp: DateTime? = nil, type: TemperatureType? = nil) {
         self.temperature = temperature
         self.unit = unit

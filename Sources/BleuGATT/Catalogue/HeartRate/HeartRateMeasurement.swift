@@ -12,17 +12,27 @@
 public struct HeartRateMeasurement: GATTStructure, Hashable {
     /// The width of the heart rate field.
     public enum ValueFormat: Sendable, Hashable {
-        case uint8, uint16
+        /// One byte, 0–255 bpm (flags bit 0 clear).
+        case uint8
+        /// Two bytes, for rates over 255 bpm (flags bit 0 set).
+        case uint16
     }
 
     /// Whether the sensor reports skin contact, and what.
     public enum SensorContact: Sendable, Hashable {
-        case notSupported, notDetected, detected
+        /// The sensor cannot tell (status 0 or 1).
+        case notSupported
+        /// Supported, and the sensor is not touching the skin (status 2).
+        case notDetected
+        /// Supported, and the sensor is in contact (status 3).
+        case detected
     }
 
     /// Beats per minute. More than 255 needs ``ValueFormat/uint16``.
     public var heartRate: UInt16
+    /// How wide the heart rate goes on air; encoding a rate over 255 as ``ValueFormat/uint8`` fails.
     public var valueFormat: ValueFormat
+    /// Whether the sensor reports skin contact (flags bits 1–2).
     public var sensorContact: SensorContact
     /// Kilojoules expended since the last reset; 0xFFFF means at least that much.
     public var energyExpended: UInt16?

@@ -2,6 +2,7 @@ import BleuCore
 
 /// The Heart Rate Service (0x180D): a heart rate sensor for fitness applications.
 public enum HeartRateService: GATTService {
+    /// 0x180D, the Heart Rate Service.
     public static let uuid = BluetoothUUID.Service.heartRate
 
     /// The application error a server answers a Heart Rate Control Point write of an
@@ -23,6 +24,7 @@ public enum HeartRateService: GATTService {
         BluetoothUUID.Characteristic.heartRateControlPoint,
         codec: .enumeration(HeartRateControlPoint.self, answering: controlPointNotSupported), properties: [.write])
 
+    /// Heart Rate Measurement, Body Sensor Location and Heart Rate Control Point.
     public static var characteristics: [CharacteristicDeclaration] {
         measurement
         bodySensorLocation
@@ -33,7 +35,9 @@ public enum HeartRateService: GATTService {
 /// Body Sensor Location (0x2A38): where the sensor is worn. 7–255 are reserved and rejected.
 /// GATT Specification Supplement, "Body Sensor Location".
 public enum BodySensorLocation: UInt8, Sendable, Hashable, CaseIterable {
-    case other = 0, chest, wrist, finger, hand, earLobe, foot
+    /// 0: somewhere not listed.
+    case other = 0
+    case chest, wrist, finger, hand, earLobe, foot
 }
 
 /// Heart Rate Control Point (0x2A39): a command to the sensor. Other values are reserved and

@@ -5,13 +5,20 @@ import Foundation
 /// known), Hours (0–23), Minutes (0–59), Seconds (0–59). GATT Specification Supplement, "Date Time".
 /// Fields outside these ranges are rejected both ways (``GATTCodecError/Kind/valueNotAllowed``).
 public struct DateTime: GATTStructure, Hashable {
+    /// 1582–9999, or 0 when not known.
     public var year: UInt16
+    /// 1 (January) – 12, or 0 when not known.
     public var month: UInt8
+    /// Day of the month, 1–31, or 0 when not known.
     public var day: UInt8
+    /// Hours past midnight, 0–23.
     public var hours: UInt8
+    /// Minutes past the hour, 0–59.
     public var minutes: UInt8
+    /// Seconds past the minute, 0–59 (no leap second).
     public var seconds: UInt8
 
+    /// A date and time from its fields, unchecked: encoding rejects fields out of range.
     public init(year: UInt16, month: UInt8, day: UInt8, hours: UInt8 = 0, minutes: UInt8 = 0, seconds: UInt8 = 0) {
         self.year = year
         self.month = month
