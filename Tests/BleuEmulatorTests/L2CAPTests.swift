@@ -68,12 +68,13 @@ struct L2CAPTests {
         // Wait (without a timer) until the fourth SDU is queued on the central's end: with
         // instant timing a send with a credit goes out at once, so a queued one has none.
         var queued = 0
-        while queued == 0 {
+        for _ in 0..<100_000 where queued == 0 {
             await Task.yield()
             queued = fixture.bus.withEngine { engine in
                 engine.channels.values.first?.ends[ChannelState.central].outgoing.count ?? 0
             }
         }
+        #expect(queued == 1, "the fourth send never reached the channel")
         let credits = fixture.bus.withEngine { $0.channels.values.first?.ends[ChannelState.central].credits }
         #expect(credits == 0, "the peer granted three credits and three SDUs spent them")
         #expect(!fourthSent.withLock { $0 }, "the send beyond the peer's credits is still pending")
