@@ -212,13 +212,23 @@ extension Bleu24Peer.Assembly {
         }
     }
 
+    /// Copies a fragment to its place. The next fragment in order only moves `nextInOrder`
+    /// (in-order traffic never touches the bitset); a later one gets its bit.
     private mutating func place(_ payload: UnsafeRawBufferPointer, at start: Int, sequence: UInt16) {
         let end = start + payload.count
-        if buffer.count < end {
-            buffer.append(contentsOf: repeatElement(0, count: end - buffer.count))
+        if start == buffer.count {
+            buffer.append(contentsOf: payload)
+        } else {
+            if buffer.count < end {
+                buffer.append(contentsOf: repeatElement(0, count: end - buffer.count))
+            }
+            buffer.withUnsafeMutableBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]).copyMemory(from: payload)
+            }
         }
-        buffer.withUnsafeMutableBytes { bytes in
-            UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end]).copyMemory(from: payload)
+        if sequence == nextInOrder {
+            nextInOrder += 1
+            return
         }
         let word = Int(sequence) / 64
         if received.count <= word {
