@@ -41,6 +41,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator"]),
+        // Imports BleuEmulator without @testable: compiles only while every knob is public.
+        .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
         .target(name: "BleuWire"),
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.

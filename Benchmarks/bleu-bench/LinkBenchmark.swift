@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - Per PHY and LL data length, the goodput of bulk notifications (`link.<phy>_<ll>.*`) and
 ///   of bulk writes without response (`link.<phy>_<ll>.wwr.*`), measured in real time on
-///   the realistic link, as a ratio to the DESIGN.md reference.
+///   the realistic link, as a ratio to the DESIGN.md reference (`<phy>`: `1m`, `2m`,
+///   `coded-s2`, `coded-s8`; the coded rows at 27 bytes, against the same formula).
 /// - On `.instant`: write + notify echo round trips per second, against a plain two-task
 ///   `AsyncStream` ping-pong measured in the same run.
 /// - Memory per idle emulated peripheral; time for one scan to hear 1,000 advertisers.
@@ -16,7 +17,9 @@ struct LinkBenchmark: BenchmarkSuite {
 
     func run(_ options: BenchmarkOptions, _ report: inout BenchmarkReport) async throws {
         let seconds = options.quick ? 0.3 : 1.0
-        for (phy, dataLength) in [(PHY.le1M, 27), (.le1M, 251), (.le2M, 27), (.le2M, 251)] {
+        // The four DESIGN.md references, then LE Coded (S = 2: 500 kb/s, S = 8: 125 kb/s on air).
+        let rows: [(PHY, Int)] = [(.le1M, 27), (.le1M, 251), (.le2M, 27), (.le2M, 251), (.leCodedS2, 27), (.leCodedS8, 27)]
+        for (phy, dataLength) in rows {
             let key = "\(phy.shortName)_\(dataLength)"
             let reference = LinkGoodput.referenceKilobitsPerSecond(phy: phy, dataLength: dataLength)
             progress("link \(key): notifications")

@@ -40,13 +40,22 @@ enum LinkScenario {
         return (bus, peripheral, published, central, remote)
     }
 
+    /// A connection interval long enough that connection events hardly cost goodput: 100 ms,
+    /// or longer (a multiple of 1.25 ms) where 100 ms holds fewer than 40 full exchanges
+    /// (LE Coded S = 8).
+    static func interval(phy: PHY, dataLength: Int) -> Duration {
+        let exchange = Int64(AirTime.exchangeMicroseconds(payload: dataLength, phy: phy))
+        let microseconds = max(100_000, (40 * exchange + 1_249) / 1_250 * 1_250)
+        return .microseconds(microseconds)
+    }
+
     /// Bulk transfer for about `seconds` in real time; the goodput in kb/s between the first
     /// and the last value the receiver got.
     static func bulk(_ direction: Direction, phy: PHY, dataLength: Int, seconds: Double) async throws -> Double {
         var configuration = EmulatorConfiguration.default
         configuration.phy = phy
         configuration.dataLength = dataLength
-        configuration.connectionInterval = .milliseconds(100)
+        configuration.connectionInterval = interval(phy: phy, dataLength: dataLength)
         configuration.centralMTU = dataLength - 4  // one ATT PDU fills one LL PDU, as the reference assumes
         configuration.peripheralMTU = dataLength - 4
         configuration.notificationQueueDepth = 256

@@ -122,6 +122,38 @@ struct ConnectionTests {
         #expect(try await fixture.central.read(fixture[TestUUID.fixed]) == Data("fixed".utf8))
     }
 
+    @Test("losing the permission drops a central's links as its host ending them (0x16 here, 0x13 at the peer), not as a power off")
+    func centralUnauthorized() async throws {
+        let fixture = try await Fixture.make()
+        var centralEvents = fixture.central.events()
+        var peripheralEvents = fixture.peripheral.events()
+        let values = try await fixture.central.subscribe(to: fixture[TestUUID.stream])
+        fixture.bus.setState(.unauthorized, of: fixture.central)
+        #expect(await fixture.central.state == .unauthorized)
+        #expect(await Self.centralReason(&centralEvents) == .localHostTerminated)
+        #expect(await Self.peripheralReason(&peripheralEvents) == .remoteUserTerminated)
+        #expect(await !fixture.central.isConnected(fixture.peripheralID))
+        #expect(await fixture.peripheral.connectedCentrals.isEmpty, "the peripheral lost the link too")
+        let ended = await thrownError { for try await _ in values {} }
+        #expect(ended as? BleuError == .disconnected(fixture.peripheralID, .localHostTerminated))
+        #expect(await throwsError(.bluetoothUnauthorized) { try await fixture.central.read(fixture[TestUUID.value]) })
+        #expect(await throwsError(.bluetoothUnauthorized) { try await fixture.central.connect(fixture.peripheralID) })
+        #expect(fixture.bus.trace.last { $0.kind == .disconnected }?.detail
+                == "central: \(DisconnectReason.localHostTerminated); peripheral: \(DisconnectReason.remoteUserTerminated)")
+    }
+
+    @Test("a peripheral losing the permission drops its links the same way, roles swapped")
+    func peripheralUnauthorized() async throws {
+        let fixture = try await Fixture.make()
+        var centralEvents = fixture.central.events()
+        var peripheralEvents = fixture.peripheral.events()
+        fixture.bus.setState(.unauthorized, of: fixture.peripheral)
+        #expect(await Self.centralReason(&centralEvents) == .remoteUserTerminated)
+        #expect(await Self.peripheralReason(&peripheralEvents) == .localHostTerminated)
+        #expect(await !fixture.peripheral.isAdvertising)
+        #expect(await !fixture.central.isConnected(fixture.peripheralID))
+    }
+
     @Test("powering a peripheral off stops advertising, drops links and clears its services")
     func peripheralPower() async throws {
         let fixture = try await Fixture.make()

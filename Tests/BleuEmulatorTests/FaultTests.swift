@@ -59,19 +59,69 @@ struct FaultTests {
         return (outcomes, faults)
     }
 
+    /// Link losses injected and the draws they came from in a trace: the link loss fault is drawn
+    /// once per PDU sent on a live link, so every PDU delivered was a draw, and so was every loss.
+    static func linkLosses(in trace: [LinkTraceEvent]) -> (losses: Int, draws: Int) {
+        let losses = trace.filter { $0.kind == .fault && $0.detail.hasPrefix("link loss injected") }.count
+        let linkKinds: Set<LinkTraceEvent.Kind> = [.att, .smp, .l2capSignaling, .l2capData, .linkControl]
+        return (losses, trace.filter { linkKinds.contains($0.kind) }.count + losses)
+    }
+
+    /// Whether `losses` of `draws` is a plausible outcome of the rate `p`: within four standard
+    /// deviations of the binomial mean (a true rate fails this for about one seed in 15,000).
+    static func plausible(losses: Int, draws: Int, rate p: Double) -> Bool {
+        let n = Double(draws)
+        return abs(Double(losses) - n * p) <= 4 * (n * p * (1 - p)).squareRoot()
+    }
+
     @Test("the same seed gives the same faults in the same order")
     func replay() async throws {
         let seed = Self.seed
         print("FaultTests seed: \(seed) (rerun with BLEU_EMULATOR_SEED=\(seed))")
-        let first = try await Self.script(seed: seed)
-        let second = try await Self.script(seed: seed)
+        let bus = EmulatorBus(configuration: Self.configuration(seed: seed))
+        let first = try await Self.script(on: bus, rounds: 60)
+        let second = try await Self.script(seed: seed, rounds: 60)
         #expect(first.outcomes == second.outcomes)
         #expect(first.faults == second.faults)
         #expect(first.faults.contains { $0.contains("failed to be established") })
         #expect(first.faults.contains { $0.contains("ATT error") })
         #expect(first.outcomes.contains { $0.contains("Unlikely Error") })
-        let other = try await Self.script(seed: seed &+ 1)
+        // The link loss fault fired, at about its configured rate per PDU.
+        let rate = bus.configuration.faults.linkLoss
+        let (losses, draws) = Self.linkLosses(in: bus.trace)
+        print("FaultTests.replay: \(losses) link losses in \(draws) PDUs, rate \(rate)")
+        #expect(losses >= 1, "no link loss fired in \(draws) PDUs at rate \(rate)")
+        #expect(first.outcomes.contains { $0.contains("supervision timeout") }, "a lost link fails the operation in progress")
+        #expect(Self.plausible(losses: losses, draws: draws, rate: rate), "\(losses) losses in \(draws) PDUs at rate \(rate)")
+        let other = try await Self.script(seed: seed &+ 1, rounds: 60)
         #expect(other.faults != first.faults, "another seed, other faults")
+    }
+
+    @Test("an injected link loss is drawn per PDU at the configured rate")
+    func linkLossRate() async throws {
+        let seed = Self.seed
+        print("FaultTests seed: \(seed) (rerun with BLEU_EMULATOR_SEED=\(seed))")
+        var configuration = EmulatorConfiguration.instant
+        configuration.seed = seed
+        configuration.faults = FaultRates(linkLoss: 0.1)
+        configuration.traceCapacity = 100_000
+        let fixture = try await Fixture.make(configuration: configuration, connect: false)
+        var characteristic: RemoteCharacteristic?
+        var attempts = 0
+        while Self.linkLosses(in: fixture.bus.trace).losses < 300, attempts < 5_000 {
+            attempts += 1
+            do {
+                try await fixture.central.connect(fixture.peripheralID)
+                if characteristic == nil { characteristic = try await fixture.central.discoverTestService(on: fixture.peripheralID)[TestUUID.fixed] }
+                while true { _ = try await fixture.central.read(characteristic!) }
+            } catch {
+                await fixture.central.cancelConnection(fixture.peripheralID)
+            }
+        }
+        let (losses, draws) = Self.linkLosses(in: fixture.bus.trace)
+        print("FaultTests.linkLossRate: \(losses) link losses in \(draws) PDUs (\(Double(losses) / Double(draws)), configured 0.1)")
+        #expect(losses >= 300)
+        #expect(Self.plausible(losses: losses, draws: draws, rate: 0.1), "\(losses) losses in \(draws) PDUs")
     }
 
     @Test("the .unreliable preset replays too, on the realistic link in virtual time")

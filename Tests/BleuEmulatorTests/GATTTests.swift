@@ -112,6 +112,30 @@ struct GATTTests {
         #expect(try await smallIterator.next()?.count == 90, "the 150-byte value was not sent to the central with MTU 100")
     }
 
+    @Test("an oversize notification to a single small-MTU subscriber is refused visibly: a trace event, nothing queued or sent")
+    func oversizeNotificationRefused() async throws {
+        var configuration = EmulatorConfiguration.instant
+        configuration.notificationQueueDepth = 1
+        let fixture = try await Fixture.make(configuration: configuration, centralOptions: .init(attMTU: 23))
+        let stream = try await fixture.central.subscribe(to: fixture[TestUUID.stream])
+        let characteristic = fixture.characteristic(TestUUID.stream)
+        fixture.bus.clearTrace()
+        // True, not false: false would promise a ready event, and the value would never fit.
+        #expect(await fixture.peripheral.updateValue(Data(repeating: 1, count: 21), for: characteristic))
+        let trace = fixture.bus.trace
+        let refused = try #require(trace.first { $0.kind == .refused })
+        #expect(refused.handle == characteristic.valueHandle)
+        #expect(refused.length == 21)
+        #expect(refused.direction == .peripheralToCentral)
+        #expect(refused.detail.contains("ATT MTU − 3 (20)"), "\(refused.detail)")
+        #expect(!trace.contains { $0.kind == .att }, "nothing went on air")
+        #expect(fixture.bus.traceText().contains("REFUSED"))
+        // Nothing took the one slot of the queue: a value that fits goes through at once, and is the first to arrive.
+        #expect(await fixture.peripheral.updateValue(Data(repeating: 2, count: 20), for: characteristic))
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == Data(repeating: 2, count: 20))
+    }
+
     @Test("long reads and writes up to 512 bytes use blob reads and prepared writes the application answers")
     func longValues() async throws {
         let fixture = try await Fixture.make()

@@ -60,14 +60,52 @@ struct L2CAPTests {
         let (fixture, central, peripheral) = try await Self.open(configuration)
         defer { withExtendedLifetime(fixture) {} }
         for i in 0..<3 { try await central.send(Data([UInt8(i)])) }
-        let fourth = Task { try await central.send(Data([3])) }
+        let fourthSent = Locked(false)
+        let fourth = Task {
+            try await central.send(Data([3]))
+            fourthSent.withLock { $0 = true }
+        }
+        // Wait (without a timer) until the fourth SDU is queued on the central's end: with
+        // instant timing a send with a credit goes out at once, so a queued one has none.
+        var queued = 0
+        for _ in 0..<100_000 where queued == 0 {
+            await Task.yield()
+            queued = fixture.bus.withEngine { engine in
+                engine.channels.values.first?.ends[ChannelState.central].outgoing.count ?? 0
+            }
+        }
+        #expect(queued == 1, "the fourth send never reached the channel")
+        let credits = fixture.bus.withEngine { $0.channels.values.first?.ends[ChannelState.central].credits }
+        #expect(credits == 0, "the peer granted three credits and three SDUs spent them")
+        #expect(!fourthSent.withLock { $0 }, "the send beyond the peer's credits is still pending")
+        #expect(fixture.bus.trace.filter { $0.kind == .l2capData }.count == 3, "only three K-frames went on air")
         let long = Task { try await central.send(Data(count: 300)) }
         var input = peripheral.incoming.makeAsyncIterator()
         #expect(try await input.next() == Data([0]))
         try await fourth.value
+        #expect(fourthSent.withLock { $0 })
         for i in 1...3 { #expect(try await input.next() == Data([UInt8(i)])) }
         try await long.value
         #expect(try await input.next()?.count == 300)
+    }
+
+    @Test("the central closing a channel ends the peripheral's input after what it holds, and fails sends on both ends")
+    func centralCloses() async throws {
+        let (fixture, central, peripheral) = try await Self.open()
+        try await central.send(Data("last words".utf8))
+        await central.close()
+        let signals = fixture.bus.trace.filter { $0.kind == .l2capSignaling }
+        #expect(signals.last?.direction == .centralToPeripheral, "the central sent the disconnection request")
+        var fromCentral = peripheral.incoming.makeAsyncIterator()
+        #expect(try await fromCentral.next() == Data("last words".utf8), "an SDU sent before the close still arrives")
+        #expect(try await fromCentral.next() == nil, "then the peripheral's input ends, without an error")
+        let peripheralSend = await thrownError { try await peripheral.send(Data([1])) }
+        #expect((peripheralSend as? BleuError).map { if case .invalidState = $0 { true } else { false } } == true)
+        let centralSend = await thrownError { try await central.send(Data([1])) }
+        #expect((centralSend as? BleuError).map { if case .invalidState = $0 { true } else { false } } == true)
+        for try await _ in central.incoming { Issue.record("the closed end's input must be over") }
+        #expect(fixture.bus.withEngine { $0.channels.isEmpty }, "both ends closed: the channel is forgotten")
+        #expect(await fixture.central.isConnected(fixture.peripheralID), "closing a channel keeps the link")
     }
 
     @Test("a disconnection ends both ends with the disconnection")

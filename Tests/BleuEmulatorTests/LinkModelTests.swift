@@ -25,6 +25,24 @@ struct LinkModelTests {
         #expect(AirTime.fragments(l2capLength: 30, dataLength: 27) == [27, 3])
     }
 
+    @Test("raw bit rates: LE 1M 1 Mb/s, LE 2M 2 Mb/s, LE Coded S = 2 500 kb/s and S = 8 125 kb/s")
+    func rawBitRates() {
+        // One more payload byte is 8 more bits on air: 8 µs at 1 Mb/s, 4 at 2 Mb/s, 16 at 500 kb/s, 64 at 125 kb/s.
+        for (phy, microsecondsPerByte) in [(PHY.le1M, 8), (.le2M, 4), (.leCodedS2, 16), (.leCodedS8, 64)] {
+            for payload in [0, 26, 250] {
+                #expect(AirTime.packetMicroseconds(payload: payload + 1, phy: phy) - AirTime.packetMicroseconds(payload: payload, phy: phy)
+                        == microsecondsPerByte, "\(phy)")
+            }
+        }
+        // The coded references follow from the same formula: 20 bytes per exchange.
+        #expect(AirTime.exchangeMicroseconds(payload: 27, phy: .leCodedS2) == 894 + 150 + 462 + 150)
+        #expect(AirTime.exchangeMicroseconds(payload: 27, phy: .leCodedS8) == 2448 + 150 + 720 + 150)
+        #expect(abs(LinkGoodput.referenceKilobitsPerSecond(phy: .leCodedS2, dataLength: 27) - 160.0 / 1.656) < 0.01)
+        #expect(abs(LinkGoodput.referenceKilobitsPerSecond(phy: .leCodedS8, dataLength: 27) - 160.0 / 3.468) < 0.01)
+        #expect(AirTime.packetMicroseconds(payload: 251, phy: .leCodedS8, encrypted: true) == 17_040,
+                "the longest coded packet is the specification's 17,040 µs maximum")
+    }
+
     @Test("the references reproduce DESIGN.md within 3 % (237 / 791 / 323 / 1402 kb/s)",
           arguments: [(PHY.le1M, 27, 237.0), (.le1M, 251, 791.0), (.le2M, 27, 323.0), (.le2M, 251, 1402.0)])
     func references(phy: PHY, dataLength: Int, expected: Double) {

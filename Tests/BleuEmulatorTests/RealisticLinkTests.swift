@@ -98,6 +98,40 @@ struct RealisticLinkTests {
         #expect(abs(kbps / model - 1) < 0.03, "\(kbps) kb/s against the model's \(model)")
     }
 
+    @Test("indications go one at a time: consecutive ones at least two connection intervals apart")
+    func indicationTiming() async throws {
+        let clock = ManualClock()
+        var configuration = Self.configuration(phy: .le2M, dataLength: 251, interval: .milliseconds(30))
+        configuration.notificationQueueDepth = 32
+        let bus = EmulatorBus(configuration: configuration, clock: clock)
+        let fixture = try await drive(clock) { try await Fixture.make(on: bus) }
+        let values = try await drive(clock) { try await fixture.central.subscribe(to: fixture[TestUUID.indicated]) }
+        bus.clearTrace()
+        let count = 12
+        // The whole queue at once: without the one-at-a-time rule they would share one event.
+        for i in 0..<count {
+            #expect(await fixture.peripheral.updateValue(Data([UInt8(i)]), for: fixture.characteristic(TestUUID.indicated)))
+        }
+        let received: [Data] = try await drive(clock) {
+            var iterator = values.makeAsyncIterator()
+            var received: [Data] = []
+            while received.count < count, let value = try await iterator.next() { received.append(value) }
+            return received
+        }
+        #expect(received == (0..<count).map { Data([UInt8($0)]) })
+        let trace = bus.trace
+        let indications = trace.filter { $0.opcode == 0x1D }.compactMap(\.airStart)
+        let confirmations = trace.filter { $0.opcode == 0x1E }.compactMap(\.airStart)
+        #expect(indications.count == count)
+        #expect(confirmations.count >= count - 1)
+        let gaps = zip(indications.dropFirst(), indications).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= .milliseconds(60) }, "at least two connection intervals: \(gaps)")
+        #expect(gaps.contains(.milliseconds(60)), "a central that confirms at once gets exactly two: \(gaps)")
+        for (indication, confirmation) in zip(indications, confirmations) {
+            #expect(confirmation - indication == .milliseconds(30), "the confirmation goes one event after its indication")
+        }
+    }
+
     /// Keeps the peripherals' notification queues full, in the test's own task between clock
     /// steps, so virtual time never runs ahead of the producer: deterministic timing.
     static func produce(_ count: Int, on targets: [(EmulatedPeripheralManager, PublishedCharacteristic)], size: Int,

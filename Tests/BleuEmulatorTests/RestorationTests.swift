@@ -81,8 +81,13 @@ struct RestorationTests {
         let id = try await central.discover(name: "Accessory")
         try await central.connect(id)
         let characteristics = try await central.discoverTestService(on: id)
+        let values = try await central.subscribe(to: characteristics[TestUUID.stream]!)
+        #expect(await original!.updateValue(Data([1]), for: service.characteristic(TestUUID.stream)!))
+        var received = values.makeAsyncIterator()
+        #expect(try await received.next() == Data([1]))
         original = nil
 
+        bus.clearTrace()
         let restored = EmulatedPeripheralManager(bus: bus, restoreIdentifier: "accessory")
         var events = restored.events().makeAsyncIterator()
         _ = await events.next()
@@ -91,6 +96,15 @@ struct RestorationTests {
         #expect(restoration.advertisement == advertisement)
         #expect(await restored.isAdvertising)
         #expect(await central.isConnected(id))
+        // The subscription carried over: the successor's first update reaches the old subscriber's
+        // stream, and nobody wrote the configuration descriptor again.
+        let subscribed = bus.withEngine { engine in
+            engine.links.values.contains { $0.server.configurations[service.characteristic(TestUUID.stream)!.valueHandle] == 0x0001 }
+        }
+        #expect(subscribed, "the link still has notifications enabled")
+        #expect(await restored.updateValue(Data([2]), for: service.characteristic(TestUUID.stream)!))
+        #expect(try await received.next() == Data([2]))
+        #expect(!bus.trace.contains { $0.kind == .att && $0.opcode == 0x12 }, "no configuration was rewritten")
         let store = ValueStore()
         store.set(Data("served by the successor".utf8), for: TestUUID.value)
         let app = Fixture.serveRequests(of: restored, from: store)

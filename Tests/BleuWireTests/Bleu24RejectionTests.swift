@@ -36,6 +36,14 @@ struct Bleu24RejectionTests {
         // The refused message's other fragments are discarded, not started anew.
         #expect(try r.receive(fragment(sequence: 2, total: 3, checksum: 9, payload: [5]), from: 0, now: .zero) == .discarded)
 
+        // A CRC field that differs from the message's earlier fragments refuses it too.
+        var crc = TestReassembler(format: .bleu24)
+        #expect(try crc.receive(fragment(sequence: 1, total: 3, checksum: 9, payload: [3, 4]), from: 0, now: .zero) == .incomplete)
+        #expect(rejection { try crc.receive(fragment(sequence: 0, total: 3, checksum: 10, payload: [1, 2]), from: 0, now: .zero) } == .malformedFragment(.inconsistentHeader(id)))
+        #expect(crc.bufferedBytes(for: 0) == 0)
+        #expect(crc.messagesInFlight(for: 0) == 0)
+        #expect(try crc.receive(fragment(sequence: 2, total: 3, checksum: 9, payload: [5]), from: 0, now: .zero) == .discarded)
+
         var s = TestReassembler(format: .bleu24)
         #expect(try s.receive(fragment(sequence: 2, total: 3, checksum: 9, payload: [1, 2, 3]), from: 0, now: .zero) == .incomplete)
         // A middle fragment shorter than the last.
@@ -91,6 +99,76 @@ struct Bleu24RejectionTests {
         #expect(rejection { try r.receive(outgoing[0][1], from: 0, now: .zero) } == .bufferLimitExceeded(bytes: 120, limit: 100))
         #expect(r.bufferedBytes(for: 0) == 40)
         #expect(r.messagesInFlight(for: 0) == 1)
+    }
+
+    @Test("peers are bounded: a new peer takes an idle one's place, else it is refused with tooManyPeers")
+    func tooManyPeers() throws {
+        var f = Fragmenter(format: .bleu24, random: SeededRandomNumberGenerator(seed: 6))
+        var r = TestReassembler(format: .bleu24, limits: ReassemblyLimits(maximumPeers: 2))
+        let long = try f.fragments(of: [UInt8](repeating: 4, count: 60), maximumFragmentLength: 64)
+        let short = try f.fragments(of: [1, 2, 3], maximumFragmentLength: 64)
+        #expect(try r.receive(short[0], from: 1, now: .zero) == .message([1, 2, 3]))
+        #expect(try r.receive(long[0], from: 2, now: .zero) == .incomplete)
+        // Peer 1 is idle: peer 3 takes its place.
+        #expect(try r.receive(try f.fragments(of: [9], maximumFragmentLength: 64)[0], from: 3, now: .zero) == .message([9]))
+        #expect(r.peerCount == 2)
+        // Now peer 3 is idle and peer 2 busy: peer 4 evicts peer 3, and a fifth peer finds both busy.
+        let other = try f.fragments(of: [UInt8](repeating: 5, count: 60), maximumFragmentLength: 64)
+        #expect(try r.receive(other[0], from: 4, now: .zero) == .incomplete)
+        #expect(rejection { try r.receive(short[0], from: 5, now: .zero) } == .tooManyPeers(limit: 2))
+        #expect(r.peerCount == 2)
+        #expect(r.statistics.rejections == 1)
+        // The busy peers are untouched and finish their messages.
+        #expect(try r.receive(long[1], from: 2, now: .zero) == .message([UInt8](repeating: 4, count: 60)))
+        #expect(try r.receive(other[1], from: 4, now: .zero) == .message([UInt8](repeating: 5, count: 60)))
+    }
+
+    @Test("with 1-byte fragments out of order the bound still holds: a message is charged up to its furthest fragment")
+    func tinyFragments() throws {
+        let limit = 4_096
+        let limits = ReassemblyLimits(maximumMessageSize: 64 * 1024, maximumMessagesInFlight: 8, maximumBufferedBytes: limit)
+        // The last fragment of a 60,000-byte message first, then the one before it: that places
+        // the message's end, so 60,000 bytes would be held, over the limit.
+        var reverse = TestReassembler(format: .bleu24, limits: limits)
+        #expect(try reverse.receive(fragment(sequence: 59_999, total: 60_000, payload: [1]), from: 0, now: .zero) == .incomplete)
+        #expect(reverse.bufferedBytes(for: 0) == 1)
+        #expect(rejection { try reverse.receive(fragment(sequence: 59_998, total: 60_000, payload: [1]), from: 0, now: .zero) }
+                == .bufferLimitExceeded(bytes: 60_000, limit: limit))
+        #expect(reverse.bufferedBytes(for: 0) == 0 && reverse.allocatedBytes(for: 0) == 0)
+
+        // A hostile peer scattering 1-byte fragments of many messages: what is held, counted and
+        // allocated, never passes the bound (twice the limit for doubling arrays, an eighth more
+        // for the bitsets, and the early last fragments).
+        var rng = seededGenerator("Bleu24RejectionTests.tinyFragments")
+        var hostile = TestReassembler(format: .bleu24, limits: limits)
+        let ids = (0..<12).map { _ in UUID() }
+        var refusals = 0
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            let total = UInt16.random(in: 2...8_000, using: &rng)
+            let sequence = UInt16.random(in: 0..<total, using: &rng)
+            Bleu24Header(message: ids.randomElement(using: &rng)!, sequence: sequence, total: total, checksum: 0).append(to: &bytes)
+            bytes.append(UInt8.random(in: 0...255, using: &rng))
+            do {
+                if try hostile.receive(bytes, from: 0, now: .zero) == .incomplete { accepted += 1 }
+            } catch {
+                refusals += 1
+            }
+            #expect(hostile.bufferedBytes(for: 0) <= limit)
+            #expect(hostile.allocatedBytes(for: 0) <= 2 * limit + 2 * limit / 8 + 8 * 64, "seed \(rng.seed)")
+        }
+        #expect(refusals > 0 && accepted > 0)
+
+        // Within the bound, 1-byte fragments out of order still make a message.
+        var fragmenter = Fragmenter(format: .bleu24, random: rng)
+        var ordinary = TestReassembler(format: .bleu24, limits: limits)
+        let message = randomBytes(4_000, &rng)
+        var fragments = try fragmenter.fragments(of: message, maximumFragmentLength: Bleu24Header.length + 1)
+        #expect(fragments.count == 4_000)
+        for start in stride(from: 0, to: fragments.count, by: 16) { fragments[start..<min(start + 16, fragments.count)].shuffle(using: &rng) }
+        #expect(try ordinary.deliver(fragments, from: 0, now: .zero) == [message])
+        #expect(ordinary.bufferedBytes(for: 0) == 0)
     }
 
     @Test("the sender refuses lengths that cannot carry the header, and messages beyond 65,535 fragments")

@@ -132,6 +132,42 @@ struct CBORCodableTests {
         #expect(try decoder.decode([UInt8].self, from: hexBytes("420102")) == [1, 2])
     }
 
+    /// Reads its value through an unkeyed container, by hand, and notes how the container holds it.
+    struct ManualBytes: Decodable {
+        var bytes: [UInt8] = []
+        var readsBytesDirectly = false
+        var count: Int?
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            if case .bytes? = (container as? CBORUnkeyedDecodingContainer)?.elements { readsBytesDirectly = true }
+            count = container.count
+            #expect(try !container.decodeNil(), "a byte is never null")
+            while !container.isAtEnd { bytes.append(try container.decode(UInt8.self)) }
+            #expect(throws: DecodingError.self) { try container.decode(UInt8.self) }
+        }
+    }
+
+    @Test("a byte string read as [UInt8] or through an unkeyed container is not expanded into an item per byte")
+    func byteStringAsBytes() throws {
+        var rng = SeededRandomNumberGenerator(seed: 14)
+        let bytes = randomBytes(100_000, &rng)
+        let encoded = try CBOREncoder().encodeBytes(Data(bytes))
+        #expect(try decoder.decode([UInt8].self, from: encoded) == bytes)
+        struct Blob: Codable, Equatable { var payload: [UInt8] }
+        let blob = try CBOREncoder().encodeBytes(["payload": CBORValue.byteString(bytes)])
+        #expect(try decoder.decode(Blob.self, from: blob) == Blob(payload: bytes), "as a field too")
+        // Through an unkeyed container the bytes are read as they are.
+        let manual = try decoder.decode(ManualBytes.self, from: encoded)
+        #expect(manual.readsBytesDirectly)
+        #expect(manual.count == 100_000)
+        #expect(manual.bytes == bytes)
+        // Other integer types still read the bytes as integers, with their range checks.
+        #expect(try decoder.decode([Int].self, from: hexBytes("4301ff02")) == [1, 255, 2])
+        #expect(throws: DecodingError.self) { try decoder.decode([Int8].self, from: hexBytes("4301ff02")) }
+        #expect(try decoder.decode([UInt8].self, from: hexBytes("83010203")) == [1, 2, 3], "an array of integers still reads")
+    }
+
     @Test("dates: tag 1 epoch time by default, bit-exact reference seconds on request")
     func dates() throws {
         let whole = Date(timeIntervalSince1970: 1_700_000_000)

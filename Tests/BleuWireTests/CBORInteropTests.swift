@@ -22,8 +22,7 @@ struct CBORInteropTests {
 
     @Test("cbor2 decodes what we encode, and we decode what it re-encodes (trees and Codable values)")
     func swiftToPython() throws {
-        var rng = SeededRandomNumberGenerator()
-        print("CBORInteropTests.swiftToPython seed \(rng.seed)")
+        var rng = seededGenerator("CBORInteropTests.swiftToPython")
         var items: [[UInt8]] = (0..<300).map { _ in Cbor2.interoperableValue(&rng, depth: 3).encoded() }
         var samples: [CBORPropertyTests.Sample] = []
         for _ in 0..<100 {
@@ -52,8 +51,7 @@ struct CBORInteropTests {
 
     @Test("we decode what cbor2 generates and encodes, preferred and canonical")
     func pythonToSwift() throws {
-        let seed = SeededRandomNumberGenerator().seed % 1_000_000_000
-        print("CBORInteropTests.pythonToSwift seed \(seed)")
+        let seed = wireSeed("CBORInteropTests.pythonToSwift", below: 1_000_000_000)
         let results = try Cbor2.run(["mode": "generate", "seed": seed, "count": 500])
         #expect(results.count == 500)
         for result in results {
@@ -67,8 +65,7 @@ struct CBORInteropTests {
 
     @Test("cbor2's maps decode into a Codable struct and encode back to the same content")
     func pythonRecords() throws {
-        let seed = SeededRandomNumberGenerator().seed % 1_000_000_000
-        print("CBORInteropTests.pythonRecords seed \(seed)")
+        let seed = wireSeed("CBORInteropTests.pythonRecords", below: 1_000_000_000)
         let results = try Cbor2.run(["mode": "records", "seed": seed, "count": 300])
         #expect(results.count == 300)
         for result in results {

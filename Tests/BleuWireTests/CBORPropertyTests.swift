@@ -79,8 +79,7 @@ struct CBORPropertyTests {
 
     @Test("random Codable values round trip, with text and with integer keys")
     func codableRoundTrip() throws {
-        var rng = SeededRandomNumberGenerator()
-        print("CBORPropertyTests.codableRoundTrip seed \(rng.seed)")
+        var rng = seededGenerator("CBORPropertyTests.codableRoundTrip")
         let encoders = [CBOREncoder(), CBOREncoder(keyEncoding: .integersWhenAvailable)]
         for _ in 0..<1_000 {
             let sample = Self.randomSample(&rng)
@@ -114,8 +113,7 @@ struct CBORPropertyTests {
 
     @Test("random item trees round trip byte for byte, floats in their shortest exact width")
     func treeRoundTrip() throws {
-        var rng = SeededRandomNumberGenerator()
-        print("CBORPropertyTests.treeRoundTrip seed \(rng.seed)")
+        var rng = seededGenerator("CBORPropertyTests.treeRoundTrip")
         for _ in 0..<2_000 {
             let value = Self.randomValue(&rng, depth: 4)
             let bytes = value.encoded()

@@ -8,8 +8,7 @@ import Testing
 struct FramingRoundTripTests {
     @Test("every ATT MTU from 23 (28 for bleu24) to 517, random and boundary sizes", arguments: WireFormat.allCases)
     func everyMTU(_ format: WireFormat) throws {
-        var rng = SeededRandomNumberGenerator()
-        print("FramingRoundTripTests.everyMTU \(format) seed \(rng.seed)")
+        var rng = seededGenerator("FramingRoundTripTests.everyMTU \(format)")
         var fragmenter = Fragmenter(format: format, random: rng)
         var reassembler = TestReassembler(format: format)
         let firstMTU = format == .compact ? 23 : 28
@@ -46,8 +45,7 @@ struct FramingRoundTripTests {
 
     @Test("compact: several messages interleaved on one link, in per-message order")
     func compactInterleaved() throws {
-        var rng = SeededRandomNumberGenerator()
-        print("FramingRoundTripTests.compactInterleaved seed \(rng.seed)")
+        var rng = seededGenerator("FramingRoundTripTests.compactInterleaved")
         var fragmenter = Fragmenter(format: .compact)
         var reassembler = TestReassembler(format: .compact)
         for _ in 0..<50 {
@@ -74,8 +72,7 @@ struct FramingRoundTripTests {
 
     @Test("bleu24: messages of many peers, fragments shuffled and interleaved")
     func bleu24Shuffled() throws {
-        var rng = SeededRandomNumberGenerator()
-        print("FramingRoundTripTests.bleu24Shuffled seed \(rng.seed)")
+        var rng = seededGenerator("FramingRoundTripTests.bleu24Shuffled")
         var fragmenter = Fragmenter(format: .bleu24, random: rng)
         var reassembler = TestReassembler(format: .bleu24)
         for _ in 0..<50 {
@@ -103,8 +100,7 @@ struct FramingRoundTripTests {
 
     @Test("duplicates are dropped: repeated fragments, and the end of a delivered message", arguments: WireFormat.allCases)
     func duplicates(_ format: WireFormat) throws {
-        var rng = SeededRandomNumberGenerator()
-        print("FramingRoundTripTests.duplicates \(format) seed \(rng.seed)")
+        var rng = seededGenerator("FramingRoundTripTests.duplicates \(format)")
         var fragmenter = Fragmenter(format: format, random: rng)
         var reassembler = TestReassembler(format: format)
         var duplicates = 0

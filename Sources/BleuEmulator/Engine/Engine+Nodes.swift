@@ -78,9 +78,23 @@ extension Engine {
         return node
     }
 
+    /// What the two ends of a link report when one side's manager leaves `poweredOn` for
+    /// `state`. Bluetooth turned off (or reset, unsupported, unknown) takes the radio away: that
+    /// side reports ``DisconnectReason/poweredOff`` and the peer HCI 0x15 (Remote Device
+    /// Terminated Connection due to Power Off). Losing the permission (`unauthorized`) leaves
+    /// the radio on and the system ends the application's connections as a host does: that
+    /// side reports ``DisconnectReason/localHostTerminated`` (0x16), the peer
+    /// ``DisconnectReason/remoteUserTerminated`` (0x13).
+    static func disconnectReasons(leavingPowerFor state: ManagerState) -> (local: DisconnectReason, peer: DisconnectReason) {
+        switch state {
+        case .unauthorized: (.localHostTerminated, .remoteUserTerminated)
+        case .poweredOff, .resetting, .unsupported, .unknown, .poweredOn: (.poweredOff, DisconnectReason(hciCode: 0x15))
+        }
+    }
+
     /// The test changes the central's radio state. Leaving `poweredOn` ends every connection
-    /// (this side reports ``DisconnectReason/poweredOff``, the peer HCI 0x15), fails pending
-    /// attempts and stops the scan with the state's error, as a real stack does.
+    /// (with the reasons of ``disconnectReasons(leavingPowerFor:)``), fails pending attempts
+    /// and stops the scan with the state's error, as a real stack does.
     mutating func setState(_ state: ManagerState, ofCentral key: Int) {
         guard let node = centrals[key], node.state != state else { return }
         centrals[key]?.state = state
@@ -95,8 +109,9 @@ extension Engine {
             for waiter in attempt.waiters { fail(waiter, error) }
         }
         centrals[key]?.pending.removeAll()
+        let reasons = Self.disconnectReasons(leavingPowerFor: state)
         for linkID in node.links.values.sorted() {
-            tearDown(linkID, centralReason: .poweredOff, peripheralReason: DisconnectReason(hciCode: 0x15))
+            tearDown(linkID, centralReason: reasons.local, peripheralReason: reasons.peer)
         }
     }
 
@@ -167,7 +182,8 @@ extension Engine {
     }
 
     /// The test changes the peripheral's radio state. Leaving `poweredOn` stops advertising,
-    /// ends every connection and clears the GATT database and L2CAP PSMs — CoreBluetooth's
+    /// ends every connection (with the reasons of ``disconnectReasons(leavingPowerFor:)``)
+    /// and clears the GATT database and L2CAP PSMs — CoreBluetooth's
     /// peripheral manager requires services to be added again after power returns.
     mutating func setState(_ state: ManagerState, ofPeripheral key: Int) {
         guard let node = peripherals[key], node.state != state else { return }
@@ -178,8 +194,9 @@ extension Engine {
         node.hub.yield(.stateChanged(state))
         guard state != .poweredOn else { return }
         peripherals[key]?.advertising = nil
+        let reasons = Self.disconnectReasons(leavingPowerFor: state)
         for linkID in node.links.values.sorted() {
-            tearDown(linkID, centralReason: DisconnectReason(hciCode: 0x15), peripheralReason: .poweredOff)
+            tearDown(linkID, centralReason: reasons.peer, peripheralReason: reasons.local)
         }
         peripherals[key]?.database.removeAll()
         peripherals[key]?.psms.removeAll()

@@ -12,15 +12,33 @@ import Foundation
 extension Engine {
     /// Queues a value for the subscribed centrals (all, or those listed). Returns `false`, and
     /// queues nothing, when the queue is full.
+    ///
+    /// A value longer than a subscribed central's ATT MTU − 3 is refused for that central: it
+    /// is not sent to it (a notification PDU cannot carry it) and the trace records a
+    /// ``LinkTraceEvent/Kind/refused`` event on its link. The refusal does not make the call
+    /// return `false`: `false` promises a ``BleuCore/PeripheralEvent/readyToUpdateSubscribers``
+    /// event, and retrying would never fit. So, as for a central that is not subscribed, the
+    /// call returns `true` when nothing is queued; ``EmulatedPeripheralManager/maximumUpdateValueLength(for:)`` says
+    /// what fits beforehand.
     mutating func updateValue(peripheral key: Int, _ value: Data, for characteristic: PublishedCharacteristic,
                               centrals filter: [UUID]?) -> Bool {
         guard let node = peripherals[key], node.state == .poweredOn else { return false }
         let handle = characteristic.valueHandle
         guard node.database.characteristic(valueHandle: handle)?.published.uuid == characteristic.uuid else { return true }
+        var tooLong: [Int] = []
         let targets = node.links.values.sorted().filter { id in
             guard let link = links[id], let bits = link.server.configurations[handle], bits != 0 else { return false }
             if let filter, !filter.contains(link.centralID) { return false }
-            return value.count <= link.mtu - 3
+            guard value.count <= link.mtu - 3 else {
+                tooLong.append(id)
+                return false
+            }
+            return true
+        }
+        for id in tooLong {
+            let maximum = (links[id]?.mtu ?? EmulatorConfiguration.minimumMTU) - 3
+            record(.refused, link: id, direction: .peripheralToCentral, handle: handle, length: value.count,
+                   "value of \(value.count) bytes not sent: longer than ATT MTU − 3 (\(maximum))")
         }
         guard !targets.isEmpty else { return true }
         guard node.queuedValues < configuration.notificationQueueDepth else {

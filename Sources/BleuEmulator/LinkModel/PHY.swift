@@ -9,13 +9,13 @@ public enum PHY: String, Sendable, Hashable, Codable, CaseIterable {
     /// LE Coded with S = 8 coding: 125 kb/s for the PDU, the longest range.
     case leCodedS8
 
-    /// A short name for keys and tables: `1m`, `2m`, `coded-s2`, `coded`.
+    /// A short name for keys and tables: `1m`, `2m`, `coded-s2`, `coded-s8`.
     public var shortName: String {
         switch self {
         case .le1M: "1m"
         case .le2M: "2m"
         case .leCodedS2: "coded-s2"
-        case .leCodedS8: "coded"
+        case .leCodedS8: "coded-s8"
         }
     }
 }

@@ -123,6 +123,14 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 
     // MARK: Notifications
 
+    /// Queues a notification (or indication) of `value` for the subscribed centrals.
+    ///
+    /// Returns `false`, queuing nothing, when the notification queue is full;
+    /// ``BleuCore/PeripheralEvent/readyToUpdateSubscribers`` follows when it drains. A value
+    /// longer than a central's ATT MTU − 3 (``maximumUpdateValueLength(for:)``) is refused for
+    /// that central: nothing goes to it, the bus's trace records a
+    /// ``LinkTraceEvent/Kind/refused`` event, and the call still returns `true` (retrying would
+    /// never fit, and no ready event would come), as for a central that is not subscribed.
     public func updateValue(_ value: Data, for characteristic: PublishedCharacteristic,
                             onSubscribedCentrals centrals: [UUID]?) async -> Bool {
         bus.withEngine { engine in

@@ -82,15 +82,24 @@ public final class EmulatorBus: Sendable {
     // MARK: The test's controls
 
     /// Changes a central's radio state, as when the user turns Bluetooth off or revokes the
-    /// permission. Leaving `poweredOn` ends its connections (it reports
-    /// ``BleuCore/DisconnectReason/poweredOff``, the peripheral HCI 0x15), fails connection
-    /// attempts and ends its scan with the state's error.
+    /// permission. Leaving `poweredOn` ends its connections, fails connection attempts and
+    /// ends its scan with the state's error. The connections end with reasons that say why:
+    /// - `poweredOff` (and `resetting`, `unsupported`, `unknown`): the radio is gone; the
+    ///   central reports ``BleuCore/DisconnectReason/poweredOff``, the peripheral HCI 0x15
+    ///   (Remote Device Terminated Connection due to Power Off).
+    /// - `unauthorized`: the radio stays on and the system disconnects the application; the
+    ///   central reports ``BleuCore/DisconnectReason/localHostTerminated``, the peripheral
+    ///   ``BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of central: EmulatedCentralManager) {
         withEngine { $0.setState(state, ofCentral: central.key) }
     }
 
     /// Changes a peripheral's radio state. Leaving `poweredOn` stops advertising, ends its
-    /// connections and clears its services and PSMs, as CoreBluetooth does.
+    /// connections and clears its services and PSMs, as CoreBluetooth does. The reasons are
+    /// those of a central's state change with the roles swapped: powered off (or another
+    /// state without a radio), the peripheral reports ``BleuCore/DisconnectReason/poweredOff`` and the central
+    /// HCI 0x15; unauthorized, ``BleuCore/DisconnectReason/localHostTerminated`` and
+    /// ``BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of peripheral: EmulatedPeripheralManager) {
         withEngine { $0.setState(state, ofPeripheral: peripheral.key) }
     }

@@ -34,6 +34,9 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
         case fault = "FAULT"
         /// Pairing or encryption changed the link's security.
         case security = "SECURITY"
+        /// A device refused to send something on the link, so nothing went on air: a
+        /// notification or indication longer than the central's ATT MTU − 3.
+        case refused = "REFUSED"
     }
 
     /// The position of the event in the bus's trace, from 0.

@@ -22,6 +22,9 @@ struct CompactPeer: Sendable {
     private(set) var bufferedBytes = 0
     private(set) var messagesInFlight = 0
 
+    /// Heap bytes the slots' buffers hold (what ``bufferedBytes`` bounds, as allocated).
+    var allocatedBytes: Int { slots.reduce(0) { $0 + $1.buffer.capacity } }
+
     /// No message in progress: the peer's entry may be evicted (losing only duplicate detection).
     var isIdle: Bool { messagesInFlight == 0 }
 

@@ -136,9 +136,17 @@ where Instant.Duration == Duration {
     /// Peers with reassembly state.
     public var peerCount: Int { compactPeers.count + bleu24Peers.count }
 
-    /// Payload bytes held for `peer`'s incomplete messages.
+    /// Bytes held for `peer`'s incomplete messages, as ``ReassemblyLimits/maximumBufferedBytes``
+    /// counts them: the payload received (compact), or each message's buffer up to its furthest
+    /// fragment (bleu24).
     public func bufferedBytes(for peer: Peer) -> Int {
         compactPeers[peer]?.bufferedBytes ?? bleu24Peers[peer]?.bufferedBytes ?? 0
+    }
+
+    /// Heap bytes allocated for `peer`'s incomplete messages (buffer capacities and bleu24's
+    /// fragment bitsets): at most about twice ``bufferedBytes(for:)``, as arrays grow by doubling.
+    func allocatedBytes(for peer: Peer) -> Int {
+        compactPeers[peer]?.allocatedBytes ?? bleu24Peers[peer]?.allocatedBytes ?? 0
     }
 
     /// `peer`'s incomplete messages.

@@ -1,11 +1,15 @@
-/// Bounds on what a ``Reassembler`` holds. Each incomplete message counts the payload bytes it
-/// holds against its peer; exceeding any bound refuses the fragment and frees that message.
+/// Bounds on what a ``Reassembler`` holds. Each incomplete message counts the bytes it holds
+/// against its peer — compact: the payload received; bleu24: its buffer, which reaches the end
+/// of the furthest fragment received, so fragments held out of order are charged with the gaps
+/// before them — and exceeding any bound refuses the fragment and frees that message. The heap a
+/// peer's messages take is then at most about twice ``maximumBufferedBytes`` (arrays grow by
+/// doubling), plus a bit per bleu24 fragment and a small fixed cost per message in flight.
 public struct ReassemblyLimits: Sendable, Hashable {
     /// The largest message accepted, in bytes.
     public var maximumMessageSize: Int
     /// Incomplete messages held per peer at once (the compact format has 8 slots at most).
     public var maximumMessagesInFlight: Int
-    /// Payload bytes held per peer across its incomplete messages.
+    /// Bytes held per peer across its incomplete messages (see above for how they count).
     public var maximumBufferedBytes: Int
     /// Peers tracked at once. When full, a new peer takes the place of an idle one (no message in
     /// progress), else it is refused.

@@ -27,7 +27,8 @@ final class CBORDecoderState: Decoder {
             return CBORUnkeyedDecodingContainer(decoder: self, items: items, codingPath: codingPath)
         case .byteString(let bytes):
             // A byte string reads as an array of UInt8, so `[UInt8]` accepts what `Data` wrote.
-            return CBORUnkeyedDecodingContainer(decoder: self, items: bytes.map { .unsignedInteger(UInt64($0)) }, codingPath: codingPath)
+            // The container reads the bytes themselves: no item per byte.
+            return CBORUnkeyedDecodingContainer(decoder: self, bytes: bytes, codingPath: codingPath)
         default:
             throw mismatch([CBORValue].self, value, codingPath, expected: "an array")
         }
@@ -63,6 +64,10 @@ final class CBORDecoderState: Decoder {
         if T.self == Data.self {
             guard case .byteString(let bytes) = value else { return nil }  // else Data's own shape
             return Data(bytes) as? T
+        }
+        if T.self == [UInt8].self {
+            guard case .byteString(let bytes) = value else { return nil }  // else an array of integers
+            return bytes as? T
         }
         if T.self == UUID.self { return try uuid(value, path()) as? T }
         if T.self == Date.self { return try date(value, path()) as? T }

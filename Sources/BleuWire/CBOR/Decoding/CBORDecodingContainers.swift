@@ -115,37 +115,65 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 }
 
+/// An array read in order, or a byte string read as an array of `UInt8` (each byte made an
+/// integer item only when it is read, so a large byte string costs no per-byte items).
 struct CBORUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    /// What the container reads.
+    enum Elements {
+        case items([CBORValue])
+        case bytes([UInt8])
+    }
+
     let decoder: CBORDecoderState
-    let items: [CBORValue]
+    let elements: Elements
     let codingPath: [any CodingKey]
     private(set) var currentIndex = 0
 
     init(decoder: CBORDecoderState, items: [CBORValue], codingPath: [any CodingKey]) {
         self.decoder = decoder
-        self.items = items
+        self.elements = .items(items)
         self.codingPath = codingPath
     }
 
-    var count: Int? { items.count }
-    var isAtEnd: Bool { currentIndex >= items.count }
+    init(decoder: CBORDecoderState, bytes: [UInt8], codingPath: [any CodingKey]) {
+        self.decoder = decoder
+        self.elements = .bytes(bytes)
+        self.codingPath = codingPath
+    }
+
+    private var elementCount: Int {
+        switch elements {
+        case .items(let items): items.count
+        case .bytes(let bytes): bytes.count
+        }
+    }
+
+    private func element(_ index: Int) -> CBORValue {
+        switch elements {
+        case .items(let items): items[index]
+        case .bytes(let bytes): .unsignedInteger(UInt64(bytes[index]))
+        }
+    }
+
+    var count: Int? { elementCount }
+    var isAtEnd: Bool { currentIndex >= elementCount }
     private var path: [any CodingKey] { codingPath + [CBORCodingKey(index: currentIndex)] }
 
     /// The next item, consumed only when `read` succeeds.
     private mutating func next<T>(_ type: T.Type, _ read: (CBORDecoderState, CBORValue, [any CodingKey]) throws -> T) throws -> T {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has no more elements (\(items.count) in all)"))
+            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has no more elements (\(elementCount) in all)"))
         }
-        let result = try read(decoder, items[currentIndex], path)
+        let result = try read(decoder, element(currentIndex), path)
         currentIndex += 1
         return result
     }
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Never?.self, .init(codingPath: path, debugDescription: "the array has no more elements (\(items.count) in all)"))
+            throw DecodingError.valueNotFound(Never?.self, .init(codingPath: path, debugDescription: "the array has no more elements (\(elementCount) in all)"))
         }
-        guard items[currentIndex].isNull else { return false }
+        guard element(currentIndex).isNull else { return false }
         currentIndex += 1
         return true
     }
@@ -161,7 +189,13 @@ struct CBORUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.integer(type, $1, $2) } }
     mutating func decode(_ type: Int128.Type) throws -> Int128 { try next(type) { try $0.integer(type, $1, $2) } }
     mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next(type) { try $0.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        if case .bytes(let bytes) = elements, currentIndex < bytes.count {
+            defer { currentIndex += 1 }
+            return bytes[currentIndex]
+        }
+        return try next(type) { try $0.integer(type, $1, $2) }
+    }
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.integer(type, $1, $2) } }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.integer(type, $1, $2) } }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.integer(type, $1, $2) } }
