@@ -103,7 +103,8 @@ let package = Package(
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
         .testTarget(
             name: "InteropTests",
-            dependencies: ["BleuHCI", "BleuCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BleuHCI", "BleuCore", "BleuGATT", "Bleu", "BleuTesting",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "bleu-bench",

@@ -15,6 +15,12 @@ discovers everything, reads every readable characteristic, writes --write-value 
 --write-uuid with response, subscribes to every notifying one, prints one more JSON line with
 what it found (or {"error": ...}), and disconnects.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
+
+Bumble 0.0.236's virtual link has no scan requests: its controller reports every connectable
+advertisement twice, the second time as a "scan response" that repeats the advertising data,
+and without the legacy and scannable bits. `model_scan_responses` makes those reports what a
+real controller sends for a legacy ADV_IND under active scanning: ADV_IND (0x13), then
+SCAN_RSP (0x1B) carrying the advertiser's scan response data.
 """
 import argparse
 import asyncio
@@ -22,6 +28,7 @@ import json
 import socket
 import sys
 
+from bumble import hci, ll
 from bumble.controller import Controller
 from bumble.core import AdvertisingData
 from bumble.device import Device, Peer
@@ -43,6 +50,42 @@ async def wait_for_stdin_eof():
     await loop.run_in_executor(None, sys.stdin.read)
 
 
+def model_scan_responses(link):
+    original = Controller.on_advertising_pdu
+    ext = hci.HCI_LE_Extended_Advertising_Report_Event
+    legacy = hci.HCI_LE_Advertising_Report_Event
+
+    def on_advertising_pdu(self, pdu):
+        advertiser = link.find_le_controller(pdu.advertiser_address) if isinstance(pdu, ll.AdvInd) else None
+        if advertiser is None:
+            return original(self, pdu)
+        response = bytes(advertiser.le_legacy_advertiser.scan_response_data)
+        send = self.send_hci_packet
+
+        def send_as_a_real_controller(packet):
+            if isinstance(packet, ext):
+                for report in packet.reports:
+                    if report.event_type == ext.EventType.SCAN_RESPONSE:
+                        report.event_type, report.data = 0x1B, response
+                    elif report.event_type == ext.EventType.CONNECTABLE_ADVERTISING:
+                        report.event_type = 0x13
+                packet = ext(list(packet.reports))
+            elif isinstance(packet, legacy):
+                for report in packet.reports:
+                    if report.event_type == legacy.EventType.SCAN_RSP:
+                        report.data = response
+                packet = legacy(list(packet.reports))
+            send(packet)
+
+        self.send_hci_packet = send_as_a_real_controller
+        try:
+            return original(self, pdu)
+        finally:
+            del self.send_hci_packet
+
+    Controller.on_advertising_pdu = on_advertising_pdu
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--peer', choices=['none', 'advertise', 'central'], default='none')
@@ -54,6 +97,7 @@ async def main():
     args = parser.parse_args()
 
     link = LocalLink()
+    model_scan_responses(link)
     sockets = [loopback_socket(), loopback_socket()]
     ports = [s.getsockname()[1] for s in sockets]
     transports = []

@@ -1,0 +1,47 @@
+import Bleu
+import BleuCore
+import BleuTesting
+import Foundation
+import Testing
+
+@testable import BleuHCI
+
+/// The distributed actor system on our host stack, across Bumble's virtual link: the same code
+/// as on the emulator, on HCI managers.
+@Suite("Interop: distributed actors over our HCI stack", .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
+       .timeLimit(.minutes(1)))
+struct ActorsOverHCITests {
+    @Test("discover by protocol, call, a Codable error, a counter that runs once per call, a stream")
+    func actors() async throws {
+        let pair = try await RadioPair.start()
+        let configuration = BLEActorSystem.Configuration.fast
+        let peripheralSystem = BLEActorSystem(peripheralManager: pair.peripheral, configuration: configuration)
+        let centralSystem = BLEActorSystem(centralManager: pair.central, configuration: configuration)
+        let sensor = SensorActor(actorSystem: peripheralSystem)
+        let counter = CounterActor(actorSystem: peripheralSystem)
+        let failing = FailingActor(actorSystem: peripheralSystem)
+        let streaming = StreamingSensorActor(actorSystem: peripheralSystem)
+        try await peripheralSystem.startAdvertising(sensor, counter, failing, streaming)
+
+        let found = try await centralSystem.discover($TemperatureReading.self, timeout: .seconds(10), count: 1)
+        let reading = try #require(found.first)
+        #expect(reading.id == sensor.id, "the actor id travelled over the air")
+        #expect(try await reading.temperature() == 22.5)
+
+        let remoteCounter = try await centralSystem.connect(to: counter.id, as: CounterActor.self)
+        for expected in 1...20 { #expect(try await remoteCounter.increment() == expected) }
+        #expect(try await counter.current() == 20)
+
+        let remoteFailing = try await centralSystem.connect(to: failing.id, as: FailingActor.self)
+        await #expect(throws: ExampleFailure.self) { _ = try await remoteFailing.fail() }
+
+        let remoteStreaming = try await centralSystem.connect(to: streaming.id, as: StreamingSensorActor.self)
+        var values: [Double] = []
+        for try await value in try await remoteStreaming.readings(count: 30) { values.append(value) }
+        #expect(values.count == 30)
+
+        await centralSystem.disconnect(from: counter.id)
+        #expect(!(await centralSystem.isConnected(counter.id)))
+        await pair.stop()
+    }
+}
