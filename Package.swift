@@ -79,7 +79,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Bleu", "BleuCore", "BleuEmulator",
+                "Bleu", "BleuCore", "BleuEmulator", "BleuHCI", "BleuGATT",
             ]
         ),
         // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.

@@ -7,9 +7,11 @@ and says when it is ready. Optionally a Bumble host ("the peer") takes controlle
 process.
 
     bumble_link.py [--peer advertise|central] [--peer-address D0:00:00:00:00:02] [--name NAME]
-                   [--target ADDRESS] [--write-uuid UUID --write-value HEX]
+                   [--target ADDRESS] [--write-uuid UUID --write-value HEX] [--l2cap-psm PSM]
 
-Prints one JSON line when ready: {"port_a": A, "port_b": B, "peer": ADDRESS-or-null}.
+Prints one JSON line when ready: {"port_a": A, "port_b": B, "peer": ADDRESS-or-null, "psm": PSM-or-null}.
+With `--peer advertise` the peer also serves GATT and an L2CAP channel (scripts/bumble_peers.py)
+and prints a JSON line for each write it receives.
 With `--peer central` the peer then connects to --target (a random address), exchanges MTU,
 discovers everything, reads every readable characteristic, writes --write-value to
 --write-uuid with response, subscribes to every notifying one, prints one more JSON line with
@@ -31,11 +33,13 @@ import sys
 from bumble import hci, ll
 from bumble.controller import Controller
 from bumble.core import AdvertisingData
-from bumble.device import Device, Peer
+from bumble.device import Device
 from bumble.hci import Address
 from bumble.link import LocalLink
 from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
+
+from bumble_peers import run_central, serve_gatt
 
 
 def loopback_socket():
@@ -94,6 +98,7 @@ async def main():
     parser.add_argument('--write-value', default='')
     parser.add_argument('--peer-address', default='D0:00:00:00:00:02')
     parser.add_argument('--name', default='bleu-peer')
+    parser.add_argument('--l2cap-psm', type=lambda text: int(text, 0), default=None)
     args = parser.parse_args()
 
     link = LocalLink()
@@ -117,10 +122,13 @@ async def main():
             (AdvertisingData.FLAGS, bytes([0x06])),
             (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
         ]))
+        psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True))
         await peer.start_advertising(advertising_data=data, own_address_type=1)
+    else:
+        psm = None
 
     print(json.dumps({'port_a': ports[0], 'port_b': ports[1],
-                      'peer': str(peer.random_address) if peer else None}), flush=True)
+                      'peer': str(peer.random_address) if peer else None, 'psm': psm}), flush=True)
     if args.peer == 'central':
         try:
             print(json.dumps(await run_central(peer, args)), flush=True)
@@ -129,35 +137,6 @@ async def main():
     await wait_for_stdin_eof()
     for transport in transports:
         await transport.close()
-
-
-def uuid_text(uuid):
-    return uuid.to_hex_str() if hasattr(uuid, 'to_hex_str') else str(uuid)
-
-
-async def run_central(device, args):
-    connection = await device.connect(Address(args.target), own_address_type=1, timeout=15)
-    peer = Peer(connection)
-    mtu = await peer.request_mtu(517)
-    await peer.discover_all()
-    found = {'mtu': mtu, 'services': [], 'characteristics': {}}
-    notified = []
-    for service in peer.services:
-        found['services'].append(uuid_text(service.uuid))
-        for characteristic in service.characteristics:
-            entry = {'properties': int(characteristic.properties),
-                     'descriptors': [uuid_text(d.type) for d in characteristic.descriptors]}
-            if characteristic.properties & 0x02:
-                entry['value'] = bytes(await characteristic.read_value()).hex()
-            if args.write_uuid and uuid_text(characteristic.uuid) == args.write_uuid.replace('-', '').upper():
-                await characteristic.write_value(bytes.fromhex(args.write_value), with_response=True)
-                entry['written'] = True
-            if characteristic.properties & 0x10:
-                await peer.subscribe(characteristic, lambda value: notified.append(bytes(value).hex()))
-                entry['subscribed'] = True
-            found['characteristics'][uuid_text(characteristic.uuid)] = entry
-    await connection.disconnect()
-    return found
 
 
 if __name__ == '__main__':

@@ -20,8 +20,11 @@ final class BumbleLink: Sendable {
     let portA: Int
     let portB: Int
     let peer: BluetoothAddress?
+    /// The PSM of the advertising peer's echo channel.
+    let psm: UInt16?
 
-    private init(process: Process, input: Pipe, output: FileHandle, pending: Data, portA: Int, portB: Int, peer: BluetoothAddress?) {
+    private init(process: Process, input: Pipe, output: FileHandle, pending: Data, portA: Int, portB: Int, peer: BluetoothAddress?,
+                 psm: UInt16?) {
         self.process = process
         self.input = input
         self.output = output
@@ -29,6 +32,7 @@ final class BumbleLink: Sendable {
         self.portA = portA
         self.portB = portB
         self.peer = peer
+        self.psm = psm
     }
 
     static var script: URL {
@@ -63,7 +67,7 @@ final class BumbleLink: Sendable {
         }
         let peer = (object["peer"] as? String).flatMap { BluetoothAddress(string: $0) }
         return BumbleLink(process: process, input: input, output: output.fileHandleForReading, pending: buffer,
-                          portA: a, portB: b, peer: peer)
+                          portA: a, portB: b, peer: peer, psm: (object["psm"] as? Int).map { UInt16($0) })
     }
 
     /// Reads one line (blocking), keeping what follows it in `buffer`.

@@ -163,18 +163,19 @@ extension HCIRadio {
             throw BleuError.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates")
         }
         let valueHandle = characteristic.valueHandle
+        var cccdToWrite: UInt16?
         if link.subscriptions[valueHandle] == nil {
             let descriptors = try await discoverDescriptors(for: characteristic)
             guard let cccd = descriptors.first(where: { $0.uuid == BluetoothUUID.Descriptor.clientCharacteristicConfiguration })
             else { throw BleuError.descriptorNotFound(BluetoothUUID.Descriptor.clientCharacteristicConfiguration) }
-            let bits: [UInt8] = characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]
-            try expect(.writeResponse, try await link.bearer.request(.writeRequest(handle: cccd.handle, value: bits)))
             link = try readyLink(peer)
             if link.subscriptions[valueHandle] == nil {
                 links[link.handle]?.subscriptions[valueHandle] = HCILink.Subscription(characteristic: characteristic,
                                                                                      cccdHandle: cccd.handle)
+                cccdToWrite = cccd.handle
             }
         }
+        // The stream is in place before the configuration is written: a server may notify at once.
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self,
                                                                     bufferingPolicy: .bufferingOldest(configuration.valueStreamLimit))
         nextStreamID += 1
@@ -183,6 +184,17 @@ extension HCIRadio {
         let handle = link.handle
         continuation.onTermination = { [weak self] _ in
             Task { await self?.streamEnded(id, valueHandle: valueHandle, on: handle) }
+        }
+        if let cccd = cccdToWrite {
+            let bits: [UInt8] = characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]
+            do {
+                try expect(.writeResponse, try await link.bearer.request(.writeRequest(handle: cccd, value: bits)))
+            } catch {
+                if let subscription = links[handle]?.subscriptions.removeValue(forKey: valueHandle) {
+                    for other in subscription.streams.values { other.finish(throwing: error) }
+                }
+                throw error
+            }
         }
         return stream
     }

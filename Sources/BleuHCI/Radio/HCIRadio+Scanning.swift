@@ -14,6 +14,9 @@ extension HCIRadio {
     func startScan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> {
         try requirePoweredOn()
         if scan != nil { await stopScan() }
+        // Scan parameters cannot change while a scan runs: make sure none does (a controller that
+        // keeps its state across Reset, like Bumble's, may still scan for a previous host).
+        _ = try? await host.execute(.leSetScanEnable(enable: false, filterDuplicates: false))
         _ = try await host.execute(.leSetScanParameters(LEScanParameters(
             scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow,
             ownAddressType: ownAddressType)))

@@ -290,7 +290,9 @@ extension HCIRadio {
         } catch {
             throw BleuError.invalidData("\(error)")
         }
-        if advertisement != nil { _ = try? await host.execute(.leSetAdvertisingEnable(false)) }
+        // Parameters cannot change while advertising (ours, or a previous host's on a controller
+        // that keeps its state across Reset).
+        _ = try? await host.execute(.leSetAdvertisingEnable(false))
         _ = try await host.execute(.leSetAdvertisingParameters(LEAdvertisingParameters(
             intervalMin: configuration.advertisingInterval, intervalMax: configuration.advertisingInterval,
             advertisingType: 0, ownAddressType: ownAddressType)))

@@ -38,6 +38,8 @@ public actor HCIRadio {
     let peripheralEvents = EventBroadcaster<PeripheralEvent>()
 
     var peers: PeerDirectory
+    /// ATT PDUs and their bytes both ways since the radio started (for figures and demos).
+    public private(set) var attTraffic = (pdus: 0, bytes: 0)
     var links: [UInt16: HCILink] = [:]
     var database: GATTDatabase
     var pumpTask: Task<Void, Never>?
@@ -141,11 +143,24 @@ public actor HCIRadio {
     /// ``BleuCore/ManagerState/poweredOff``.
     public func stop() async {
         guard state == .poweredOn else { return }
+        if scan != nil { await stopScan() }
+        if advertisement != nil { await stopAdvertising() }
         for link in links.values {
             _ = try? await host.send(.disconnect(handle: link.handle, reason: 0x15))
         }
         await host.stop()
         controllerLost()
+    }
+
+    /// The address and address type behind an identifier this radio gave a peer.
+    public func address(of peer: UUID) -> (address: BluetoothAddress, type: AddressType)? {
+        peers.entry(peer).map { ($0.address, $0.type) }
+    }
+
+    /// The identifier of the peer at `address`, so it can be connected without a scan (when its
+    /// address type is known).
+    public func identify(_ address: BluetoothAddress, type: AddressType) -> UUID {
+        peers.identify(address, type: type, isProtected: { [links] id in links.values.contains { $0.peer == id } })
     }
 
     /// The radio's state: unknown before ``start()``, powered on while the controller runs,
@@ -225,6 +240,7 @@ public actor HCIRadio {
     private func route(_ received: HCIHost.ReceivedFrame) {
         guard links[received.handle] != nil else { return }
         let payload = received.frame.payload
+        if received.frame.channelID == L2CAPBFrame.attCID { countATT(payload.count) }
         switch received.frame.channelID {
         case L2CAPBFrame.attCID: attReceived(payload, on: received.handle)
         case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: received.handle)
@@ -258,6 +274,7 @@ public actor HCIRadio {
     /// the host refuses (the link went down) is dropped.
     func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
         logger.trace("out: \(frame) on 0x\(hex4(handle))")
+        if frame.channelID == L2CAPBFrame.attCID { countATT(frame.payload.count) }
         outbound.yield(Outbound(frame: frame, handle: handle, tag: kind.rawValue))
     }
 
@@ -265,6 +282,11 @@ public actor HCIRadio {
     func sendChecked(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) async throws {
         guard links[handle] != nil else { throw BleuError.invalidState("connection 0x\(hex4(handle)) is closed") }
         send(frame, on: handle, kind: kind)
+    }
+
+    private func countATT(_ bytes: Int) {
+        attTraffic.pdus += 1
+        attTraffic.bytes += bytes
     }
 
     /// Sends queued frames one at a time, so the host sees them in the radio's order.

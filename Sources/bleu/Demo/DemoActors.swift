@@ -49,3 +49,15 @@ struct HeartBeats: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 }
+
+/// Hosting the demo's actors.
+enum DemoActors {
+    /// Hosts a thermometer and a heart-rate monitor on `system` and advertises them.
+    @discardableResult
+    static func host(on system: BLEActorSystem) async throws -> (DemoThermometer, HeartRateMonitor) {
+        let thermometer = DemoThermometer(actorSystem: system)
+        let monitor = HeartRateMonitor(actorSystem: system)
+        try await system.startAdvertising(thermometer, monitor)
+        return (thermometer, monitor)
+    }
+}

@@ -2,16 +2,18 @@ import ArgumentParser
 import Bleu
 import BleuCore
 import BleuEmulator
+import BleuHCI
 import Foundation
 import Logging
 
-/// `bleu demo`: a peripheral and a central on the emulator's realistic link, talking through
-/// distributed actors.
+/// `bleu demo`: a peripheral and a central talking through distributed actors — both on the
+/// emulator's realistic link, or the central on a real controller (`--hci`) calling a
+/// `bleu serve` elsewhere.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Distributed actors over an emulated BLE link: discover, call, stream.",
-        discussion: "A peripheral hosts a thermometer and a heart-rate monitor; a central discovers the thermometer by its protocol, calls it, and subscribes to the heart rate. Each step prints its time and the ATT bytes it put on air."
+        abstract: "Distributed actors over BLE: discover, call, stream.",
+        discussion: "A peripheral hosts a thermometer and a heart-rate monitor; a central discovers the thermometer by its protocol, calls it, and subscribes to the heart rate. Each step prints its time and the ATT bytes it put on air. By default both run on the emulator; with --hci the central runs on that controller and calls the actors a `bleu serve --hci …` hosts on another."
     )
 
     @Option(help: "How long to follow the heart-rate stream, in seconds.")
@@ -20,22 +22,45 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Use the emulator's instant preset instead of the realistic one.")
     var instant = false
 
+    @Option(name: .customLong("hci"), help: ArgumentHelp(
+        "Run the central on this controller (tcp:HOST:PORT, serial:PATH, hci-socket:N) against a `bleu serve` peer.",
+        valueName: "endpoint"))
+    var endpoint: String?
+
     mutating func run() async throws {
-        let bus = EmulatorBus(configuration: instant ? .instant : .default)
         let quiet = Logger(label: "bleu.demo") { _ in SwiftLogNoOpLogHandler() }
         let configuration = BLEActorSystem.Configuration(discoveryQuietPeriod: .milliseconds(300), logger: quiet)
+        if let endpoint {
+            let radio = try await ControllerOptions.openRadio(endpoint, deviceName: "bleu-demo")
+            let central = BLEActorSystem(centralManager: HCICentralManager(radio: radio), configuration: configuration)
+            print("Bleu demo — central on \(endpoint) (Bleu's host stack, address \(await radio.address)); the actors are served by `bleu serve`")
+            try await DemoCentral(system: central, reporter: StepReporter(meter: RadioMeter(radio: radio)), seconds: seconds).run()
+            await radio.stop()
+            return
+        }
+        let bus = EmulatorBus(configuration: instant ? .instant : .default)
         let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus), configuration: configuration)
         let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
-        let reporter = StepReporter(bus: bus)
+        let reporter = StepReporter(meter: BusMeter(bus: bus))
         print("Bleu demo — emulator preset \(instant ? "instant" : "default") (\(bus.configuration.phy), connection interval \(bus.configuration.connectionInterval), ATT MTU \(bus.configuration.centralMTU))")
-
-        let thermometer = DemoThermometer(actorSystem: peripheral)
-        let monitor = HeartRateMonitor(actorSystem: peripheral)
         try await reporter.step("peripheral hosts a thermometer and a heart-rate monitor, advertising") {
-            try await peripheral.startAdvertising(thermometer, monitor)
+            try await DemoActors.host(on: peripheral)
             return "service \(ActorServiceLayout.serviceUUID(for: $Thermometer.self))"
         }
+        try await DemoCentral(system: central, reporter: reporter, seconds: seconds).run()
+    }
+}
 
+/// The demo's central side: discovery by protocol, calls, a Codable error, the heart-rate stream.
+struct DemoCentral {
+    let system: BLEActorSystem
+    let reporter: StepReporter
+    let seconds: Double
+
+    func run() async throws {
+        let central = system
+        let reporter = self.reporter
+        let seconds = self.seconds
         let found = try await reporter.step("central discovers thermometers by protocol ($Thermometer)") {
             let found = try await central.discover($Thermometer.self, timeout: .seconds(5))
             return (found, "\(found.count) found: \(found.map(\.id.uuidString).joined(separator: ", "))")
@@ -63,8 +88,10 @@ struct DemoCommand: AsyncParsableCommand {
             }
         }
 
-        let remoteMonitor = try await reporter.step("central connects to the heart-rate monitor by its id") {
-            let remote = try await central.connect(to: monitor.id, as: HeartRateMonitor.self)
+        let remoteMonitor = try await reporter.step("central finds the heart-rate monitor (discovery by type)") {
+            guard let remote = try await central.discover(HeartRateMonitor.self, timeout: .seconds(5)).first else {
+                throw ValidationError("the heart-rate monitor was not found")
+            }
             return (remote, "connected: \(await central.isConnected(remote))")
         }
         try await reporter.step("heart rate for \(seconds) s (a BLEStream, elements as notifications)") {
@@ -86,13 +113,56 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// Times each step and counts the ATT bytes the emulator's trace recorded for it.
+/// Counts the ATT PDUs a step puts on air.
+protocol TrafficMeter: Sendable {
+    /// Starts counting a step.
+    func begin() async
+    /// PDUs and bytes since ``begin()``.
+    func sinceBegin() async -> (pdus: Int, bytes: Int)
+}
+
+/// The emulator's trace (both sides' PDUs).
+struct BusMeter: TrafficMeter {
+    let bus: EmulatorBus
+
+    func begin() async {
+        bus.clearTrace()
+    }
+
+    func sinceBegin() async -> (pdus: Int, bytes: Int) {
+        let att = bus.trace.filter { $0.kind == .att }
+        return (att.count, att.compactMap(\.length).reduce(0, +))
+    }
+}
+
+/// A radio's ATT counters (both ways, as the emulator's trace counts them).
+final class RadioMeter: TrafficMeter {
+    let radio: HCIRadio
+    private let baseline = Locked((pdus: 0, bytes: 0))
+
+    init(radio: HCIRadio) {
+        self.radio = radio
+    }
+
+    func begin() async {
+        let now = await radio.attTraffic
+        baseline.withLock { $0 = now }
+    }
+
+    func sinceBegin() async -> (pdus: Int, bytes: Int) {
+        let now = await radio.attTraffic
+        let start = baseline.withLock { $0 }
+        return (now.pdus - start.pdus, now.bytes - start.bytes)
+    }
+}
+
+/// Times each step and counts the ATT bytes it put on air.
 final class StepReporter: Sendable {
-    private let bus: EmulatorBus
+    private let meter: any TrafficMeter
     private let totals = Locked((steps: 0, bytes: 0))
 
-    init(bus: EmulatorBus) {
-        self.bus = bus
+    init(meter: any TrafficMeter) {
+        self.meter = meter
     }
 
     var total: (steps: Int, bytes: Int) { totals.withLock { $0 } }
@@ -102,16 +172,15 @@ final class StepReporter: Sendable {
     }
 
     func step<T>(_ title: String, _ body: () async throws -> (T, String)) async throws -> T {
-        bus.clearTrace()
+        await meter.begin()
         let clock = ContinuousClock()
         let start = clock.now
         let (value, outcome) = try await body()
         let elapsed = clock.now - start
-        let att = bus.trace.filter { $0.kind == .att }
-        let bytes = att.compactMap(\.length).reduce(0, +)
+        let (pdus, bytes) = await meter.sinceBegin()
         totals.withLock { $0.steps += 1; $0.bytes += bytes }
         let milliseconds = String(format: "%8.1f ms", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-        print("\(milliseconds)  \(String(format: "%6d", bytes)) B in \(String(format: "%4d", att.count)) ATT PDUs  \(title)")
+        print("\(milliseconds)  \(String(format: "%6d", bytes)) B in \(String(format: "%4d", pdus)) ATT PDUs  \(title)")
         print("    → \(outcome)")
         return value
     }

@@ -1,0 +1,51 @@
+import ArgumentParser
+import BleuCore
+import BleuHCI
+import Logging
+
+/// `--hci ENDPOINT`: the controller a command drives through Bleu's own host stack.
+struct ControllerOptions: ParsableArguments {
+    @Option(name: .customLong("hci"), help: ArgumentHelp(
+        "The controller: tcp:HOST:PORT (a virtual controller), a serial device (serial:/dev/ttyACM0[@BAUD] or /dev/…), or hci-socket:N (Linux HCI user channel).",
+        valueName: "endpoint"))
+    var endpoint: String
+
+    @Option(help: "Name for the GAP Device Name of this host.")
+    var deviceName = "bleu"
+
+    func validate() throws {
+        guard HCIEndpoint(endpoint) != nil else {
+            throw ValidationError("'\(endpoint)' is not a controller endpoint; use tcp:HOST:PORT, serial:PATH[@BAUD] or hci-socket:N")
+        }
+    }
+
+    /// Opens the transport and starts a radio on it; failures are one line naming what failed.
+    func openRadio() async throws -> HCIRadio {
+        try await Self.openRadio(endpoint, deviceName: deviceName)
+    }
+
+    /// Opens the controller at `text` and starts a radio on it.
+    static func openRadio(_ text: String, deviceName: String) async throws -> HCIRadio {
+        guard let endpoint = HCIEndpoint(text) else { throw CommandFailure("'\(text)' is not a controller endpoint") }
+        var logger = Logger(label: "bleu.hci")
+        logger.logLevel = .error
+        do {
+            let transport = try await endpoint.openTransport()
+            let radio = HCIRadio(host: HCIHost(transport: transport),
+                                 configuration: HCIRadioConfiguration(deviceName: deviceName), logger: logger)
+            try await radio.start()
+            return radio
+        } catch {
+            throw CommandFailure("no controller at \(endpoint): \(error)")
+        }
+    }
+}
+
+/// A failure the tool reports as one line (`Error: …`) with a non-zero exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

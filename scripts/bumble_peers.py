@@ -1,0 +1,110 @@
+"""Bumble peers for BleuHCI's interop tests, run by bumble_link.py on controller B.
+
+serve_gatt: a GATT server and an LE credit-based channel, as an independent peripheral:
+  Battery (level 0x57: read, notify; ten notifications 1..10 on each subscription),
+  Device Information (manufacturer "Bumble Works"),
+  a service 6E400001-… with a control characteristic (write with response, …02) and an input
+  characteristic (write without response, …03); each write is reported as
+  {"written": HEX, "uuid": UUID}. The L2CAP channel (dynamic PSM) echoes every SDU back.
+run_central: connects to a target, exchanges MTU, discovers and reads everything, writes one
+  value with response, subscribes, optionally opens an L2CAP channel and checks an echo, and
+  reports what it found.
+"""
+import asyncio
+
+from bumble import l2cap
+from bumble.device import Peer
+from bumble.gatt import (
+    GATT_BATTERY_LEVEL_CHARACTERISTIC,
+    GATT_BATTERY_SERVICE,
+    GATT_DEVICE_INFORMATION_SERVICE,
+    GATT_MANUFACTURER_NAME_STRING_CHARACTERISTIC,
+    Characteristic,
+    CharacteristicValue,
+    Service,
+)
+from bumble.hci import Address
+
+CONTROL = '6E400002-B5A3-F393-E0A9-E50E24DCCA9E'
+INPUT = '6E400003-B5A3-F393-E0A9-E50E24DCCA9E'
+
+
+def serve_gatt(device, report):
+    """Adds the services and the echo channel to `device`; returns the channel's PSM."""
+    level = Characteristic(GATT_BATTERY_LEVEL_CHARACTERISTIC,
+                           Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
+                           Characteristic.READABLE, bytes([0x57]))
+
+    def recorder(uuid):
+        return CharacteristicValue(write=lambda _connection, value: report({'written': bytes(value).hex(), 'uuid': uuid}))
+
+    device.add_services([
+        Service(GATT_BATTERY_SERVICE, [level]),
+        Service(GATT_DEVICE_INFORMATION_SERVICE, [
+            Characteristic(GATT_MANUFACTURER_NAME_STRING_CHARACTERISTIC, Characteristic.Properties.READ,
+                           Characteristic.READABLE, b'Bumble Works'),
+        ]),
+        Service('6E400001-B5A3-F393-E0A9-E50E24DCCA9E', [
+            Characteristic(CONTROL, Characteristic.Properties.WRITE, Characteristic.WRITEABLE, recorder(CONTROL)),
+            Characteristic(INPUT, Characteristic.Properties.WRITE_WITHOUT_RESPONSE, Characteristic.WRITEABLE,
+                           recorder(INPUT)),
+        ]),
+    ])
+
+    async def notify_ten(connection):
+        for value in range(1, 11):
+            await device.notify_subscriber(connection, level, bytes([value]))
+
+    def on_subscription(connection, characteristic, notify_enabled, _indicate_enabled):
+        if characteristic is level and notify_enabled:
+            asyncio.get_running_loop().create_task(notify_ten(connection))
+
+    device.on('characteristic_subscription', on_subscription)
+
+    def on_channel(channel):
+        channel.sink = channel.write  # echo
+
+    server = device.create_l2cap_server(spec=l2cap.LeCreditBasedChannelSpec(mtu=1024, mps=100, max_credits=4),
+                                        handler=on_channel)
+    return server.psm
+
+
+def uuid_text(uuid):
+    return uuid.to_hex_str() if hasattr(uuid, 'to_hex_str') else str(uuid)
+
+
+async def run_central(device, args):
+    connection = await device.connect(Address(args.target), own_address_type=1, timeout=15)
+    peer = Peer(connection)
+    mtu = await peer.request_mtu(517)
+    await peer.discover_all()
+    found = {'mtu': mtu, 'services': [], 'characteristics': {}}
+    notified = []
+    for service in peer.services:
+        found['services'].append(uuid_text(service.uuid))
+        for characteristic in service.characteristics:
+            entry = {'properties': int(characteristic.properties),
+                     'descriptors': [uuid_text(d.type) for d in characteristic.descriptors]}
+            if characteristic.properties & 0x02:
+                entry['value'] = bytes(await characteristic.read_value()).hex()
+            if args.write_uuid and uuid_text(characteristic.uuid) == args.write_uuid.replace('-', '').upper():
+                await characteristic.write_value(bytes.fromhex(args.write_value), with_response=True)
+                entry['written'] = True
+            if characteristic.properties & 0x10:
+                await peer.subscribe(characteristic, lambda value: notified.append(bytes(value).hex()))
+                entry['subscribed'] = True
+            found['characteristics'][uuid_text(characteristic.uuid)] = entry
+    for _ in range(100):  # the server's first notification, if it sends any (up to 1 s)
+        if notified:
+            break
+        await asyncio.sleep(0.01)
+    found['notified'] = notified
+    if args.l2cap_psm:
+        channel = await connection.create_l2cap_channel(spec=l2cap.LeCreditBasedChannelSpec(psm=args.l2cap_psm))
+        echoed = asyncio.get_running_loop().create_future()
+        channel.sink = lambda sdu: echoed.done() or echoed.set_result(bytes(sdu))
+        channel.write(b'ping from bumble' * 20)
+        found['l2cap_echo'] = (await asyncio.wait_for(echoed, 5)).hex()
+        await channel.disconnect()
+    await connection.disconnect()
+    return found
