@@ -11,8 +11,11 @@ final class FakeController: Sendable {
     let acl: AsyncStream<ACLPacket>
     let address = BluetoothAddress(string: "C0:00:00:00:00:01")!
 
-    /// `answer` returns the events to send for a command, or `nil` to leave it to the test.
-    init(transport: InMemoryHCITransport, answer: @escaping @Sendable (HCICommand) -> [HCIEvent]?) {
+    /// `answer` returns the events to send for a command, or `nil` to leave it to the test. With
+    /// `completesPackets` every ACL packet from the host is completed at once (Number Of
+    /// Completed Packets), as a controller that keeps up with the air would.
+    init(transport: InMemoryHCITransport, completesPackets: Bool = false,
+         answer: @escaping @Sendable (HCICommand) -> [HCIEvent]?) {
         self.transport = transport
         let (commands, commandSink) = AsyncStream<HCICommand>.makeStream()
         let (acl, aclSink) = AsyncStream<ACLPacket>.makeStream()
@@ -28,7 +31,11 @@ final class FakeController: Sendable {
                         commandSink.yield(command)
                         for event in answer(command) ?? [] { try await transport.send(event.h4Packet) }
                     case .acl:
-                        aclSink.yield(try ACLPacket(decoding: packet.body))
+                        let acl = try ACLPacket(decoding: packet.body)
+                        aclSink.yield(acl)
+                        if completesPackets {
+                            try await transport.send(HCIEvent.numberOfCompletedPackets([.init(handle: acl.handle, count: 1)]).h4Packet)
+                        }
                     default:
                         break
                     }

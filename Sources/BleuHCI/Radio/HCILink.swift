@@ -40,6 +40,8 @@ struct HCILink {
     let bearer: ATTBearer
     var mtu = 23
     var server: ATTServerConnection
+    /// What the controller reported about the link layer.
+    var parameters: HCILinkParameters
     /// Set once the link is ready for the application (setup done for a central's link).
     var isReady = false
     /// We asked for the disconnection (so the reason reported here is ours).
@@ -63,7 +65,8 @@ struct HCILink {
     var nextSignalIdentifier: UInt8 = 0
 
     init(handle: UInt16, role: Role, peer: UUID, address: BluetoothAddress, addressType: AddressType,
-         bearer: ATTBearer, maxMTU: Int) {
+         bearer: ATTBearer, maxMTU: Int, parameters: HCILinkParameters) {
+        self.parameters = parameters
         self.handle = handle
         self.role = role
         self.peer = peer

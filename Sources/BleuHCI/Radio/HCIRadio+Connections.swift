@@ -149,8 +149,11 @@ extension HCIRadio {
             try await self.sendChecked(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: bytes), on: handle)
         }
         links[handle] = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress,
-                                addressType: event.peerAddressType, bearer: bearer, maxMTU: configuration.attMTU)
+                                addressType: event.peerAddressType, bearer: bearer, maxMTU: configuration.attMTU,
+                                parameters: HCILinkParameters(interval: event.interval, latency: event.latency,
+                                                              supervisionTimeout: event.supervisionTimeout))
         if configuration.requestsDataLengthExtension, controller.leFeatures & (1 << 5) != 0 {
+            // Best effort: a controller that refuses it or never answers changes nothing.
             Task { _ = try? await host.send(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120)) }
         }
         switch role {
@@ -239,6 +242,8 @@ extension HCIRadio {
         link.indicationTimer?.cancel()
         for waiter in setupWaiters.removeValue(forKey: handle) ?? [] { waiter.resume(throwing: error) }
         for waiter in closeWaiters.removeValue(forKey: handle) ?? [] { waiter.resume() }
+        finishProcedure(.connectionUpdate(handle), with: .failure(error))
+        finishProcedure(.phyUpdate(handle), with: .failure(error))
         serverLinkClosed(link, error: error)
         channelsClosed(on: handle, error: error)
         switch link.role {

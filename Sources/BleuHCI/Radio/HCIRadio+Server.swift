@@ -42,6 +42,13 @@ extension HCIRadio {
         default:
             break
         }
+        // A client has one request outstanding at a time (Vol 3 Part F §3.3.2): one that sends
+        // another before we answered breaks the protocol; its request is dropped, which also
+        // bounds what the application is asked at once.
+        if opcode.method == .request, hasPendingRequest(on: handle) {
+            logger.notice("dropped \(opcode) on 0x\(hex4(handle)): the client's previous request is not answered yet")
+            return
+        }
         let before = link.server.clientConfigurations
         let mtuBefore = link.server.mtu
         let action = ATTServer.handle(bytes, database: database, connection: &link.server)
@@ -90,6 +97,14 @@ extension HCIRadio {
 
     func sendATT(_ pdu: ATTPDU, on handle: UInt16, kind: HCILink.FrameKind = .other) {
         send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: pdu.encoded), on: handle, kind: kind)
+    }
+
+    private func hasPendingRequest(on handle: UInt16) -> Bool {
+        pendingRequests.values.contains { request in
+            switch request {
+            case .read(let h, _), .write(let h, _): h == handle
+            }
+        }
     }
 
     private func newRequestID() -> ATTRequestID {

@@ -59,6 +59,8 @@ public actor HCIRadio {
     var connecting = false
     /// Setups of new central links, by handle, that `connect` waits for.
     var setupWaiters: [UInt16: [CheckedContinuation<Void, any Error>]] = [:]
+    /// Callers of ``updateConnection(of:_:)`` and ``setPHY(of:preferring:)`` waiting for their event.
+    var procedureWaiters: [LinkProcedure: [CheckedContinuation<Void, any Error>]] = [:]
     /// Callers of `cancelConnection` waiting for the Disconnection Complete.
     var closeWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
 
@@ -229,6 +231,8 @@ public actor HCIRadio {
             let parameters = LEConnectionParameters(intervalMin: min, intervalMax: max, maxLatency: latency,
                                                     supervisionTimeout: timeout)
             Task { _ = try? await host.send(.leRemoteConnectionParameterRequestReply(handle: handle, parameters)) }
+        case .le(.connectionUpdateComplete), .le(.phyUpdateComplete), .le(.dataLengthChange):
+            if case .le(let meta) = event { linkLayerEvent(meta) }
         case .hardwareError:
             Task { await self.stop() }
         default:

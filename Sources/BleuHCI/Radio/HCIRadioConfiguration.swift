@@ -49,6 +49,9 @@ public struct HCIRadioConfiguration: Sendable {
     /// Connections (both roles) held at most; a central's connect beyond that throws
     /// ``BleuCore/BleuError/limitReached(_:)``.
     public var maxConnections: Int
+    /// How long a connection update or PHY update may take to complete, once the controller
+    /// accepted the command.
+    public var linkProcedureTimeout: Duration
     /// Ask the controller for the longest LL data length (LE Set Data Length 251) on each new
     /// connection, when it supports Data Length Extension. Best effort: a refusal or no answer
     /// changes nothing.
@@ -67,7 +70,8 @@ public struct HCIRadioConfiguration: Sendable {
                 scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0030, advertisingInterval: UInt16 = 0x00A0,
                 scanResponseWait: Duration = .milliseconds(500), writeWithoutResponseQueueDepth: Int = 8,
                 notificationQueueDepth: Int = 16, valueStreamLimit: Int = 256, attTimeout: Duration = .seconds(30),
-                requestAnswerTimeout: Duration = .seconds(25), maxConnections: Int = 8,
+                requestAnswerTimeout: Duration = .seconds(25), linkProcedureTimeout: Duration = .seconds(10),
+                maxConnections: Int = 8,
                 requestsDataLengthExtension: Bool = true, maxKnownPeers: Int = 1024,
                 l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16) {
         self.ownAddress = ownAddress
@@ -84,6 +88,7 @@ public struct HCIRadioConfiguration: Sendable {
         self.valueStreamLimit = max(1, valueStreamLimit)
         self.attTimeout = attTimeout
         self.requestAnswerTimeout = requestAnswerTimeout
+        self.linkProcedureTimeout = linkProcedureTimeout
         self.maxConnections = max(1, maxConnections)
         self.requestsDataLengthExtension = requestsDataLengthExtension
         self.maxKnownPeers = max(16, maxKnownPeers)

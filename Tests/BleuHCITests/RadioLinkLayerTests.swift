@@ -1,0 +1,188 @@
+import BleuCore
+import BleuEmulator
+import Foundation
+import Testing
+
+@testable import BleuHCI
+
+@Suite("Radio: link layer on a scripted controller")
+struct RadioLinkLayerTests {
+    @Test("a new connection asks for the longest data length (DLE supported) and exchanges MTUs")
+    func connectionSetUp() async throws {
+        let harness = try await RadioHarness.start()
+        var commands = harness.controller.commands.makeAsyncIterator()
+        let id = try await harness.connect(mtu: 247)
+        #expect(try await harness.central.attMTU(for: id) == 247)
+        var dataLength: HCICommand?
+        while let command = await commands.next() {
+            if case .leSetDataLength = command {
+                dataLength = command
+                break
+            }
+        }
+        #expect(dataLength == .leSetDataLength(handle: 1, txOctets: 251, txTime: 2120))
+        try await harness.controller.send(.le(.dataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: 2120,
+                                                               maxRxOctets: 200, maxRxTime: 1712)))
+        var parameters: HCILinkParameters?
+        for _ in 0..<10_000 {
+            parameters = await harness.radio.linkParameters(of: id)
+            if parameters?.maxTxOctets == 251 { break }
+            await Task.yield()
+        }
+        #expect(parameters?.maxTxOctets == 251 && parameters?.maxRxOctets == 200)
+        #expect(parameters?.interval == 24)
+    }
+
+    @Test("connection and PHY updates complete with the controller's events")
+    func updates() async throws {
+        let harness = try await RadioHarness.start { command in
+            switch command {
+            case .leConnectionUpdate(let handle, let p):
+                [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode),
+                 .le(.connectionUpdateComplete(status: 0, handle: handle, interval: p.intervalMax, latency: p.maxLatency,
+                                               supervisionTimeout: p.supervisionTimeout))]
+            case .leSetPHY(let handle, _, _, _, _):
+                [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode),
+                 .le(.phyUpdateComplete(status: 0, handle: handle, txPHY: 2, rxPHY: 2))]
+            default: nil
+            }
+        }
+        let id = try await harness.connect()
+        try await harness.radio.updateConnection(of: id, LEConnectionParameters(intervalMin: 6, intervalMax: 6, maxLatency: 2,
+                                                                                supervisionTimeout: 300))
+        try await harness.radio.setPHY(of: id, preferring: .le2M)
+        let parameters = await harness.radio.linkParameters(of: id)
+        #expect(parameters?.interval == 6 && parameters?.latency == 2 && parameters?.supervisionTimeout == 300)
+        #expect(parameters?.txPHY == 2 && parameters?.rxPHY == 2)
+    }
+
+    @Test("a PHY update the controller refuses fails with its status; one it never reports times out; the stack goes on")
+    func refusalsAndSilence() async throws {
+        let harness = try await RadioHarness.start { command in
+            switch command {
+            case .leSetPHY(_, _, let tx, _, _):
+                // Coded: refused. 2M: accepted, but the update never completes (no event).
+                tx == PHYPreference.leCoded.rawValue
+                    ? [.commandStatus(status: 0x11, numHCICommandPackets: 1, opcode: command.opcode)]
+                    : [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode)]
+            case .readRSSI(let handle):
+                [FakeController.complete(command, [0, UInt8(handle), 0, UInt8(bitPattern: -61)])]
+            default: nil
+            }
+        }
+        let id = try await harness.connect()
+        await #expect(throws: HCIHostError.commandFailed(.leSetPHY, HCIStatus(rawValue: 0x11))) {
+            try await harness.radio.setPHY(of: id, preferring: .leCoded)
+        }
+        let silent = Task { try await harness.radio.setPHY(of: id, preferring: .le2M) }
+        while await harness.radio.procedureWaiters.isEmpty { await Task.yield() }  // accepted, now waiting for the event
+        harness.clock.advance(by: .seconds(10))
+        await #expect(throws: BleuError.timeout(operation: "the PHY update (no report from the controller within 10.0 seconds)")) {
+            try await silent.value
+        }
+        #expect(try await harness.central.readRSSI(of: id) == -61, "commands still flow after the silent update")
+    }
+}
+
+@Suite("Radio: what a peer sends on a scripted controller")
+struct RadioPeerInputTests {
+    /// Sends `payload` on `cid` from the peer of handle 1.
+    func send(_ harness: RadioHarness, cid: UInt16, _ payload: [UInt8]) async throws {
+        try await harness.controller.send(ACLPacket(handle: 1, boundary: .firstFlushable,
+                                                    data: L2CAPBFrame(channelID: cid, payload: payload).encoded))
+    }
+
+    /// The next frame the radio sends on `cid`.
+    func next(_ acl: inout AsyncStream<ACLPacket>.Iterator, cid: UInt16) async throws -> [UInt8]? {
+        while let packet = await acl.next() {
+            let frame = try L2CAPBFrame(decoding: packet.data)
+            if frame.channelID == cid { return frame.payload }
+        }
+        return nil
+    }
+
+    @Test("a peripheral's connection parameter update request is accepted and applied; pairing is refused")
+    func signallingAndPairing() async throws {
+        let harness = try await RadioHarness.start { command in
+            if case .leConnectionUpdate = command {
+                return [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode)]
+            }
+            return nil
+        }
+        var acl = harness.controller.acl.makeAsyncIterator()
+        var commands = harness.controller.commands.makeAsyncIterator()
+        _ = try await harness.connect()
+        let request = L2CAPSignal(identifier: 9, .connectionParameterUpdateRequest(intervalMin: 12, intervalMax: 24,
+                                                                                  latency: 0, timeout: 400))
+        try await send(harness, cid: L2CAPBFrame.leSignalingCID, request.encoded)
+        let reply = try await next(&acl, cid: L2CAPBFrame.leSignalingCID)
+        #expect(reply == L2CAPSignal(identifier: 9, .connectionParameterUpdateResponse(result: 0)).encoded)
+        var update: HCICommand?
+        while let command = await commands.next() {
+            if case .leConnectionUpdate = command {
+                update = command
+                break
+            }
+        }
+        #expect(update == .leConnectionUpdate(handle: 1, LEConnectionParameters(intervalMin: 12, intervalMax: 24, maxLatency: 0,
+                                                                                supervisionTimeout: 400)))
+        // SMP Pairing Request: no Security Manager yet, so Pairing Failed (Pairing Not Supported).
+        try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
+        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+    }
+
+    @Test("random frames on every channel never crash the radio; it still answers afterwards")
+    func hostileFrames() async throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["BLEU_HCI_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
+        print("RadioPeerInputTests.hostileFrames seed \(seed) (replay: BLEU_HCI_SEED=\(seed))")
+        var random = SeededRandomNumberGenerator(seed: seed)
+        let harness = try await RadioHarness.start()
+        let id = try await harness.connect()
+        let peripheral = HCIPeripheralManager(radio: harness.radio)
+        _ = try await peripheral.add(ServiceDefinition(uuid: BluetoothUUID(0x180F), characteristics: [
+            CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], permissions: .readable,
+                                     value: nil),
+        ]))
+        _ = try await peripheral.publishL2CAPChannel(requiresEncryption: false)
+        // The application answers whatever reaches it, so no request stays outstanding.
+        let application = Task {
+            for await event in peripheral.events() {
+                switch event {
+                case .readRequest(let request): await peripheral.respond(to: request, with: .failure(.unlikelyError))
+                case .writeRequests(let requests): await peripheral.respond(to: requests, with: .failure(.unlikelyError))
+                default: break
+                }
+            }
+        }
+        defer { application.cancel() }
+        // Everything the radio sends is read. After every 250 frames a Device Name read proves the
+        // radio processed them all (and paces the noise, as the air would).
+        let acl = harness.controller.acl
+        let (answers, answered) = AsyncStream.makeStream(of: Void.self)
+        let reader = Task {
+            for await packet in acl {
+                guard let frame = try? L2CAPBFrame(decoding: packet.data), frame.channelID == L2CAPBFrame.attCID else { continue }
+                if frame.payload == ATTPDU.readResponse(value: Array("Bleu".utf8)).encoded { answered.yield() }
+            }
+        }
+        defer { reader.cancel() }
+        var rounds = answers.makeAsyncIterator()
+        for _ in 0..<20 {
+            for _ in 0..<250 {
+                let cid: UInt16 = [4, 5, 6, 0x40, 0x41, UInt16.random(in: 0...0xFFFF, using: &random)].randomElement(using: &random)!
+                let length = Int.random(in: 0...40, using: &random)
+                var payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+                if cid == 5, payload.count >= 4, Bool.random(using: &random) {  // well-framed signalling commands
+                    payload[0] = [0x01, 0x06, 0x07, 0x12, 0x13, 0x14, 0x15, 0x16].randomElement(using: &random)!
+                    payload[2] = UInt8(payload.count - 4)
+                    payload[3] = 0
+                }
+                try await send(harness, cid: cid, payload)
+            }
+            try await send(harness, cid: L2CAPBFrame.attCID, ATTPDU.readRequest(handle: 3).encoded)
+            #expect(await rounds.next() != nil, "the radio still answers a Device Name read after the noise")
+        }
+        #expect(await harness.central.isConnected(id))
+        #expect(await harness.radio.currentState == .poweredOn)
+    }
+}
