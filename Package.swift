@@ -116,6 +116,7 @@ let package = Package(
                 "BleuGATT",
                 "Bleu",
                 "BleuOrchestration",
+                "BleuHCI",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/bleu-bench"

@@ -6,5 +6,6 @@ enum BenchmarkRegistry {
         GATTBenchmark(),
         RPCBenchmark(),
         FleetBenchmark(),
+        HCIBenchmark(),
     ]
 }
