@@ -21,8 +21,9 @@ Runs until its standard input closes, then exits (so a test that dies takes it a
 Bumble 0.0.236's virtual link has no scan requests: its controller reports every connectable
 advertisement twice, the second time as a "scan response" that repeats the advertising data,
 and without the legacy and scannable bits. `model_scan_responses` makes those reports what a
-real controller sends for a legacy ADV_IND under active scanning: ADV_IND (0x13), then
-SCAN_RSP (0x1B) carrying the advertiser's scan response data.
+real controller sends for a legacy ADV_IND under active scanning (from a legacy advertiser or
+an extended advertising set): ADV_IND (0x13), then SCAN_RSP (0x1B) carrying the advertiser's
+scan response data.
 """
 import argparse
 import asyncio
@@ -59,11 +60,21 @@ def model_scan_responses(link):
     ext = hci.HCI_LE_Extended_Advertising_Report_Event
     legacy = hci.HCI_LE_Advertising_Report_Event
 
-    def on_advertising_pdu(self, pdu):
-        advertiser = link.find_le_controller(pdu.advertiser_address) if isinstance(pdu, ll.AdvInd) else None
+    def scan_response_of(pdu):
+        advertiser = link.find_le_controller(pdu.advertiser_address)
         if advertiser is None:
+            return None
+        if isinstance(pdu, ll.AdvInd):
+            return bytes(advertiser.le_legacy_advertiser.scan_response_data)
+        for advertising_set in advertiser.advertising_sets.values():
+            if advertising_set.address == pdu.advertiser_address:
+                return bytes(advertising_set.scan_response_data)
+        return None
+
+    def on_advertising_pdu(self, pdu):
+        response = scan_response_of(pdu)
+        if response is None:
             return original(self, pdu)
-        response = bytes(advertiser.le_legacy_advertiser.scan_response_data)
         send = self.send_hci_packet
 
         def send_as_a_real_controller(packet):

@@ -23,9 +23,10 @@ struct RadioHarness {
             if let events = startUp(command) { return events }
             if let events = extra(command) { return events }
             switch command {
-            case .leSetRandomAddress, .leSetScanEnable, .leSetScanParameters, .leSetAdvertisingEnable:
+            case .leSetRandomAddress, .leSetScanEnable, .leSetScanParameters, .leSetAdvertisingEnable,
+                 .leSetExtendedScanEnable, .leSetExtendedScanParameters, .leSetExtendedAdvertisingEnable:
                 return [FakeController.complete(command)]
-            case .leCreateConnection, .disconnect:
+            case .leCreateConnection, .leExtendedCreateConnection, .disconnect:
                 return [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode)]
             case .leSetDataLength(let handle, _, _):
                 return [FakeController.complete(command, [0, UInt8(handle & 0xFF), UInt8(handle >> 8)])]

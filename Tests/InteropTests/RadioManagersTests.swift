@@ -22,9 +22,13 @@ struct RadioManagersTests {
         CharacteristicDefinition(uuid: refusing, properties: [.write, .indicate], permissions: .writeable),
     ])
 
-    @Test("scan, connect (MTU 517), discover, read a long value, write both ways, long write, subscribe, disconnect")
-    func gattOverTheRadio() async throws {
-        let pair = try await RadioPair.start()
+    @Test("scan, connect (MTU 517), discover, read a long value, write both ways, long write, subscribe, disconnect",
+          arguments: [HCIRadioConfiguration.ExtendedCommands.whenSupported, .never])
+    func gattOverTheRadio(_ commands: HCIRadioConfiguration.ExtendedCommands) async throws {
+        let pair = try await RadioPair.start(configuration: HCIRadioConfiguration(usesExtendedCommands: commands))
+        // Bumble's controller supports LE extended advertising: both kinds of commands are exercised.
+        #expect(await pair.centralRadio.usesExtendedCommands == (commands == .whenSupported))
+        #expect(await pair.peripheralRadio.usesExtendedCommands == (commands == .whenSupported))
         let answerer = RequestAnswerer()
         let long = Data((0..<300).map { UInt8($0 % 251) })
         await answerer.start(pair.peripheral, value: { uuid in uuid == Self.level ? long : Data() }, refuse: Self.refusing)

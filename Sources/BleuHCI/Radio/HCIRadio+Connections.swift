@@ -35,9 +35,13 @@ extension HCIRadio {
         }
         try requirePoweredOn()
         if Task.isCancelled { throw BleuError.cancelled }
-        let parameters = LECreateConnectionParameters(peerAddressType: entry.type, peerAddress: entry.address,
-                                                      ownAddressType: ownAddressType,
-                                                      connection: configuration.connectionParameters)
+        let create: HCICommand = usesExtendedCommands
+            ? .leExtendedCreateConnection(filterPolicy: 0, ownAddressType: ownAddressType, peerAddressType: entry.type,
+                                          peerAddress: entry.address, phys: 0x01,
+                                          [LEInitiatingPHY(connection: configuration.connectionParameters)])
+            : .leCreateConnection(LECreateConnectionParameters(peerAddressType: entry.type, peerAddress: entry.address,
+                                                               ownAddressType: ownAddressType,
+                                                               connection: configuration.connectionParameters))
         nextAttemptID += 1
         let id = nextAttemptID
         let handle: UInt16 = try await withTaskCancellationHandler {
@@ -46,7 +50,7 @@ extension HCIRadio {
                 logger.debug("connecting to \(entry.address) (\(entry.type))")
                 Task {
                     do {
-                        _ = try await host.send(.leCreateConnection(parameters))
+                        _ = try await host.send(create)
                     } catch {
                         failAttempt(id, BleuError.connectionFailed(peer, reason: "\(error)"))
                     }
@@ -177,8 +181,8 @@ extension HCIRadio {
         case .peripheral:
             links[handle]?.isReady = true
             peripheralEvents.yield(.centralConnected(peer))
-            // Legacy advertising stops when a connection is made; keep advertising as asked.
-            if advertisement != nil { Task { _ = try? await host.execute(.leSetAdvertisingEnable(true)) } }
+            // Advertising stops when a connection is made; keep advertising as asked.
+            if advertisement != nil { Task { _ = try? await host.execute(advertisingEnable(true)) } }
         }
     }
 

@@ -16,11 +16,17 @@ extension HCIRadio {
         if scan != nil { await stopScan() }
         // Scan parameters cannot change while a scan runs: make sure none does (a controller that
         // keeps its state across Reset, like Bumble's, may still scan for a previous host).
-        _ = try? await host.execute(.leSetScanEnable(enable: false, filterDuplicates: false))
-        _ = try await host.execute(.leSetScanParameters(LEScanParameters(
-            scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow,
-            ownAddressType: ownAddressType)))
-        _ = try await host.execute(.leSetScanEnable(enable: true, filterDuplicates: false))
+        _ = try? await host.execute(scanEnable(false))
+        if usesExtendedCommands {
+            _ = try await host.execute(.leSetExtendedScanParameters(
+                ownAddressType: ownAddressType, filterPolicy: 0, phys: 0x01,
+                [LEExtendedScanPHY(scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow)]))
+        } else {
+            _ = try await host.execute(.leSetScanParameters(LEScanParameters(
+                scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow,
+                ownAddressType: ownAddressType)))
+        }
+        _ = try await host.execute(scanEnable(true))
         nextScanID += 1
         let id = nextScanID
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Advertisement.self,
@@ -38,7 +44,14 @@ extension HCIRadio {
     func stopScan() async {
         guard scan != nil else { return }
         endScan(throwing: nil)
-        _ = try? await host.execute(.leSetScanEnable(enable: false, filterDuplicates: false))
+        _ = try? await host.execute(scanEnable(false))
+    }
+
+    /// LE Set (Extended) Scan Enable; duplicates are filtered by the scan collector, not the
+    /// controller, so allow-duplicates scans see every report.
+    private func scanEnable(_ on: Bool) -> HCICommand {
+        usesExtendedCommands ? .leSetExtendedScanEnable(enable: on, filterDuplicates: 0, duration: 0, period: 0)
+            : .leSetScanEnable(enable: on, filterDuplicates: false)
     }
 
     private func scanConsumerEnded(_ id: Int) async {

@@ -307,20 +307,38 @@ extension HCIRadio {
         }
         // Parameters cannot change while advertising (ours, or a previous host's on a controller
         // that keeps its state across Reset).
-        _ = try? await host.execute(.leSetAdvertisingEnable(false))
-        _ = try await host.execute(.leSetAdvertisingParameters(LEAdvertisingParameters(
-            intervalMin: configuration.advertisingInterval, intervalMax: configuration.advertisingInterval,
-            advertisingType: 0, ownAddressType: ownAddressType)))
-        _ = try await host.execute(.leSetAdvertisingData(Array(bytes)))
-        _ = try await host.execute(.leSetScanResponseData(Array(response)))
-        _ = try await host.execute(.leSetAdvertisingEnable(true))
+        _ = try? await host.execute(advertisingEnable(false))
+        let interval = configuration.advertisingInterval
+        if usesExtendedCommands {
+            // Set 0, legacy ADV_IND PDUs (event properties: connectable, scannable, legacy).
+            var random: [UInt8] = [0]
+            random += address.littleEndianBytes
+            if ownAddressType == .randomDevice { _ = try await host.execute(.raw(.leSetAdvertisingSetRandomAddress, random)) }
+            _ = try await host.execute(.leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
+                handle: 0, eventProperties: 0b1_0011, intervalMin: UInt32(interval), intervalMax: UInt32(interval),
+                ownAddressType: ownAddressType)))
+            _ = try await host.execute(.leSetExtendedAdvertisingData(LEExtendedAdvertisingData(data: Array(bytes))))
+            _ = try await host.execute(.leSetExtendedScanResponseData(LEExtendedAdvertisingData(data: Array(response))))
+        } else {
+            _ = try await host.execute(.leSetAdvertisingParameters(LEAdvertisingParameters(
+                intervalMin: interval, intervalMax: interval, advertisingType: 0, ownAddressType: ownAddressType)))
+            _ = try await host.execute(.leSetAdvertisingData(Array(bytes)))
+            _ = try await host.execute(.leSetScanResponseData(Array(response)))
+        }
+        _ = try await host.execute(advertisingEnable(true))
         advertisement = (data, scanResponse)
     }
 
     func stopAdvertising() async {
         guard advertisement != nil else { return }
         advertisement = nil
-        _ = try? await host.execute(.leSetAdvertisingEnable(false))
+        _ = try? await host.execute(advertisingEnable(false))
+    }
+
+    /// LE Set (Extended) Advertising Enable: set 0, or every set when disabling.
+    func advertisingEnable(_ on: Bool) -> HCICommand {
+        guard usesExtendedCommands else { return .leSetAdvertisingEnable(on) }
+        return .leSetExtendedAdvertisingEnable(enable: on, sets: on ? [LEAdvertisingSetEnable(handle: 0)] : [])
     }
 
     var isAdvertising: Bool { advertisement != nil }

@@ -33,6 +33,8 @@ public actor HCIRadio {
     /// The address this radio uses on air (known once started).
     public private(set) var address = BluetoothAddress.zero
     var ownAddressType: AddressType = .randomDevice
+    /// Scanning, advertising and connecting use the LE extended commands (decided at start).
+    public private(set) var usesExtendedCommands = false
 
     let centralEvents = EventBroadcaster<CentralEvent>()
     let peripheralEvents = EventBroadcaster<PeripheralEvent>()
@@ -125,6 +127,7 @@ public actor HCIRadio {
             _ = try await host.execute(.leSetRandomAddress(address))
         }
         peers = PeerDirectory(localAddress: address, capacity: configuration.maxKnownPeers)
+        usesExtendedCommands = configuration.usesExtendedCommands == .whenSupported && info.supportsExtendedAdvertising
         if sendTask == nil { startSending() }
         if pumpTask == nil {
             let inbound = host.inbound

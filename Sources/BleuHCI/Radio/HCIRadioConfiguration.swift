@@ -24,6 +24,18 @@ public struct HCIRadioConfiguration: Sendable {
     public var attMTU: Int
     /// Connection parameters a central asks for (LE Create Connection).
     public var connectionParameters: LEConnectionParameters
+    /// Whether scanning, advertising and connecting use the LE extended commands (Core Spec 5.0)
+    /// when the controller supports them (LE feature bit 12), or always the legacy ones. One
+    /// kind is used throughout, as controllers refuse mixing them. Advertisements stay legacy
+    /// PDUs (31 bytes, connectable and scannable) either way, which every central receives.
+    public var usesExtendedCommands: ExtendedCommands
+
+    /// See ``usesExtendedCommands``.
+    public enum ExtendedCommands: Sendable, Hashable {
+        case whenSupported
+        case never
+    }
+
     /// Scan interval and window, in 0.625 ms (active scanning).
     public var scanInterval: UInt16
     public var scanWindow: UInt16
@@ -67,6 +79,7 @@ public struct HCIRadioConfiguration: Sendable {
     /// A configuration; each parameter sets the property of the same name.
     public init(ownAddress: OwnAddress? = nil, deviceName: String = "Bleu", appearance: UInt16 = 0, attMTU: Int = 517,
                 connectionParameters: LEConnectionParameters = LEConnectionParameters(intervalMin: 24, intervalMax: 40),
+                usesExtendedCommands: ExtendedCommands = .whenSupported,
                 scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0030, advertisingInterval: UInt16 = 0x00A0,
                 scanResponseWait: Duration = .milliseconds(500), writeWithoutResponseQueueDepth: Int = 8,
                 notificationQueueDepth: Int = 16, valueStreamLimit: Int = 256, attTimeout: Duration = .seconds(30),
@@ -79,6 +92,7 @@ public struct HCIRadioConfiguration: Sendable {
         self.appearance = appearance
         self.attMTU = max(23, min(attMTU, 517))
         self.connectionParameters = connectionParameters
+        self.usesExtendedCommands = usesExtendedCommands
         self.scanInterval = scanInterval
         self.scanWindow = scanWindow
         self.advertisingInterval = advertisingInterval
