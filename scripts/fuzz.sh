@@ -36,7 +36,9 @@ build_hci() {  # BleuHCI's parsers with BleuCore, as one module (imports of Bleu
     done < <( (find Sources/BleuCore -name '*.swift' ! -name NameBasedUUID.swift
                find Sources/BleuHCI/H4 Sources/BleuHCI/HCI Sources/BleuHCI/L2CAP Sources/BleuHCI/ATT \
                     Sources/BleuHCI/GATT Sources/BleuHCI/Support Sources/BleuHCI/Host -name '*.swift'
-               echo Sources/BleuHCI/Transport/HCITransport.swift) | sort)
+               echo Sources/BleuHCI/Transport/HCITransport.swift
+               echo Sources/BleuHCI/Radio/ScanReport.swift
+               echo Sources/BleuHCI/Radio/ScanCollector.swift) | sort)
     echo "== build fuzz-hci"
     swiftc -parse-as-library -sanitize=fuzzer,address -O -g -package-name Bleu -module-name BleuHCIFuzz \
         "$src"/*.swift Fuzz/Targets/FuzzHCIParsers.swift -o "$out/fuzz-hci" 2>&1 | grep -v "Cannot export local symbol" || true

@@ -15,18 +15,12 @@ struct PeerDirectory: Sendable {
         var name: String?
     }
 
-    struct Key: Hashable, Sendable {
-        var address: BluetoothAddress
-        /// Public (0/2) or random (1/3): identity types fold onto their base type.
-        var isRandom: Bool
-    }
-
     static let namespace = UUID(uuidString: "5B1E0000-0000-4B1E-8000-B1E0C1D0A001")!
 
     let localAddress: BluetoothAddress
     let capacity: Int
     private(set) var entries: [UUID: Entry] = [:]
-    private var byKey: [Key: UUID] = [:]
+    private var byKey: [PeerKey: UUID] = [:]
     private var order: [UUID] = []
 
     init(localAddress: BluetoothAddress, capacity: Int) {
@@ -44,7 +38,7 @@ struct PeerDirectory: Sendable {
     /// identifiers must not be forgotten to make room.
     mutating func identify(_ address: BluetoothAddress, type: AddressType, name: String? = nil,
                            isProtected: (UUID) -> Bool = { _ in false }) -> UUID {
-        let key = Key(address: address, isRandom: type.rawValue & 1 == 1)
+        let key = PeerKey(address: address, isRandom: type.rawValue & 1 == 1)
         if let id = byKey[key] {
             if let name { entries[id]?.name = name }
             return id
@@ -63,7 +57,7 @@ struct PeerDirectory: Sendable {
 
     private mutating func forget(_ id: UUID) {
         guard let entry = entries.removeValue(forKey: id) else { return }
-        byKey[Key(address: entry.address, isRandom: entry.type.rawValue & 1 == 1)] = nil
+        byKey[PeerKey(address: entry.address, isRandom: entry.type.rawValue & 1 == 1)] = nil
         order.removeAll { $0 == id }
     }
 }

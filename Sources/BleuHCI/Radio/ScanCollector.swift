@@ -28,10 +28,10 @@ struct ScanCollector: Sendable {
     let options: ScanOptions
     let responseWait: Duration
     let capacity: Int
-    private var pending: [PeerDirectory.Key: Pending] = [:]
-    private var fragments: [PeerDirectory.Key: [UInt8]] = [:]
-    private var lastData: [PeerDirectory.Key: (data: AdvertisingData, isConnectable: Bool)] = [:]
-    private var reported: Set<PeerDirectory.Key> = []
+    private var pending: [PeerKey: Pending] = [:]
+    private var fragments: [PeerKey: [UInt8]] = [:]
+    private var lastData: [PeerKey: (data: AdvertisingData, isConnectable: Bool)] = [:]
+    private var reported: Set<PeerKey> = []
     /// Reports whose data did not decode.
     private(set) var malformedCount = 0
 
@@ -41,12 +41,15 @@ struct ScanCollector: Sendable {
         self.capacity = capacity
     }
 
+    /// Entries held in all (held back, fragments, last data, reported), for bound checks.
+    var storedEntryCount: Int { pending.count + fragments.count + lastData.count + reported.count }
+
     /// The earliest deadline of an advertisement held back for its scan response.
     var nextDeadline: Instant? { pending.values.map(\.deadline).min() }
 
     /// Takes one report; returns what is ready to report now.
     mutating func receive(_ report: ScanReport, now: Instant) -> [Found] {
-        let key = PeerDirectory.Key(address: report.address, isRandom: report.addressType.rawValue & 1 == 1)
+        let key = PeerKey(address: report.address, isRandom: report.addressType.rawValue & 1 == 1)
         var bytes = report.data
         if let head = fragments.removeValue(forKey: key) { bytes = head + bytes }
         if report.isIncomplete {
@@ -90,12 +93,12 @@ struct ScanCollector: Sendable {
         return out
     }
 
-    private mutating func remember(_ key: PeerDirectory.Key, _ data: AdvertisingData, _ isConnectable: Bool) {
+    private mutating func remember(_ key: PeerKey, _ data: AdvertisingData, _ isConnectable: Bool) {
         if lastData[key] == nil, lastData.count >= capacity { lastData.removeAll(keepingCapacity: true) }
         lastData[key] = (data, isConnectable)
     }
 
-    private mutating func emit(_ key: PeerDirectory.Key, _ report: ScanReport, _ data: AdvertisingData) -> [Found] {
+    private mutating func emit(_ key: PeerKey, _ report: ScanReport, _ data: AdvertisingData) -> [Found] {
         remember(key, data, report.isConnectable)
         guard options.matches(data) else { return [] }
         if !options.allowDuplicates {

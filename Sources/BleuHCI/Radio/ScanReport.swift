@@ -1,5 +1,12 @@
 import BleuCore
 
+/// A peer's address as the radio tells peers apart.
+struct PeerKey: Hashable, Sendable {
+    var address: BluetoothAddress
+    /// Public (0/2) or random (1/3): identity types fold onto their base type.
+    var isRandom: Bool
+}
+
 /// One advertising report, legacy or extended, in the form the scan collector reads.
 struct ScanReport: Sendable, Hashable {
     var address: BluetoothAddress
