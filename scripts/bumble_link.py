@@ -44,7 +44,10 @@ from bumble_peers import run_central, serve_gatt
 
 
 def loopback_socket():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and
+    # accepted sockets inherit the listener's. Without it Nagle's algorithm meets delayed ACKs
+    # and every request/response over the controller waits about 40 ms.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(('127.0.0.1', 0))
     return sock

@@ -13,7 +13,7 @@ extension HCIHost {
         guard aclQueue.count + packets.count <= configuration.maxQueuedACLPackets else {
             throw HCIHostError.aclQueueFull(limit: configuration.maxQueuedACLPackets)
         }
-        aclQueue += packets
+        aclQueue.append(contentsOf: packets)
         framePackets[handle, default: []].append((packets.count, tag))
         pumpACL()
     }
@@ -42,8 +42,7 @@ extension HCIHost {
     }
 
     func pumpACL() {
-        while aclCredits > 0, !aclQueue.isEmpty {
-            let packet = aclQueue.removeFirst()
+        while aclCredits > 0, let packet = aclQueue.popFirst() {
             aclCredits -= 1
             aclInFlight[packet.handle, default: 0] += 1
             outgoing.yield(packet.h4Packet)

@@ -78,7 +78,7 @@ public actor HCIHost {
 
     // ACL
     var aclCredits = 0
-    var aclQueue: [ACLPacket] = []
+    var aclQueue = FIFOQueue<ACLPacket>()
     var aclInFlight: [UInt16: Int] = [:]
     /// Per connection, the packets each queued or in-flight frame still waits for, and its
     /// sender's tag, oldest first.
@@ -187,7 +187,7 @@ public actor HCIHost {
         commandsInFlight = []
         for timer in commandTimers.values { timer.cancel() }
         commandTimers = [:]
-        aclQueue = []
+        aclQueue.removeAll()
         framePackets = [:]
         outgoing.finish()
         inboundContinuation.finish()
