@@ -20,6 +20,15 @@ struct FleetWorld: Sendable {
         var subscriptions = 0
     }
 
+    /// How the peripherals' applications answer writes that need a response.
+    struct Responses: Sendable {
+        /// Answer this many more with an ATT error (a protocol error at the central).
+        var failNext = 0
+        /// Hold every answer back until ``FleetWorld/releaseResponses()``.
+        var hold = false
+        var held: [(EmulatedPeripheralManager, WriteRequests)] = []
+    }
+
     let bus: EmulatorBus
     let clock: ManualClock
     let central: EmulatedCentralManager
@@ -28,16 +37,20 @@ struct FleetWorld: Sendable {
     /// The identifiers as the central knows the peripherals, in peripheral order.
     let ids: [UUID]
     let records: Locked<[Int: Record]>
+    let responses: Locked<Responses>
     let apps: [Task<Void, Never>]
 
+    /// - Parameter deviceIdentifier: the central's device (see `EmulatedCentralManager.Options`):
+    ///   another central with the same one knows the peripherals by the same identifiers.
     static func make(count: Int, configuration: EmulatorConfiguration = .instant,
                      withoutResponse: @Sendable (Int) -> Bool = { _ in true },
-                     restoreIdentifier: String? = nil) async throws -> FleetWorld {
+                     restoreIdentifier: String? = nil, deviceIdentifier: String? = nil) async throws -> FleetWorld {
         let clock = ManualClock()
         var configuration = configuration
         configuration.maximumConnectionsPerCentral = max(configuration.maximumConnectionsPerCentral, count + 4)
         let bus = EmulatorBus(configuration: configuration, clock: clock)
         let records = Locked([Int: Record]())
+        let responses = Locked(Responses())
         var peripherals: [EmulatedPeripheralManager] = []
         var characteristics: [PublishedCharacteristic] = []
         var apps: [Task<Void, Never>] = []
@@ -50,7 +63,17 @@ struct FleetWorld: Sendable {
                     switch event {
                     case .writeRequests(let requests):
                         records.withLock { $0[index, default: Record()].writes += requests.requests.map(\.value) }
-                        if requests.needsResponse { await peripheral.respond(to: requests, with: .success(())) }
+                        guard requests.needsResponse else { break }
+                        let answer = responses.withLock { policy -> Result<Void, ATTError>? in
+                            if policy.hold {
+                                policy.held.append((peripheral, requests))
+                                return nil
+                            }
+                            guard policy.failNext > 0 else { return .success(()) }
+                            policy.failNext -= 1
+                            return .failure(.unlikelyError)
+                        }
+                        if let answer { await peripheral.respond(to: requests, with: answer) }
                     case .subscribed:
                         records.withLock { $0[index, default: Record()].subscriptions += 1 }
                     default:
@@ -68,17 +91,36 @@ struct FleetWorld: Sendable {
             peripherals.append(peripheral)
             characteristics.append(service.characteristic(FleetUUID.stream)!)
         }
-        let central = EmulatedCentralManager(bus: bus, restoreIdentifier: restoreIdentifier)
+        let central = EmulatedCentralManager(bus: bus, restoreIdentifier: restoreIdentifier,
+                                             options: .init(deviceIdentifier: deviceIdentifier))
         var found: [String: UUID] = [:]
         let scan = try await central.scan(ScanOptions(services: [FleetUUID.service]))
+        // On the realistic link advertisements come at advertising intervals of the manual clock.
+        let ticker = configuration.timing == .instant ? nil : Task {
+            while !Task.isCancelled {
+                clock.advance(by: configuration.advertisingInterval)
+                await Task.yield()
+            }
+        }
         for try await advertisement in scan {
             if let name = advertisement.localName { found[name] = advertisement.peripheral }
             if found.count == count { break }
         }
+        ticker?.cancel()
         await central.stopScan()
         let ids = (0..<count).map { found["F\($0)"]! }
         return FleetWorld(bus: bus, clock: clock, central: central, peripherals: peripherals, characteristics: characteristics,
-                          ids: ids, records: records, apps: apps)
+                          ids: ids, records: records, responses: responses, apps: apps)
+    }
+
+    /// Answers every write held back, and stops holding.
+    func releaseResponses() async {
+        let held = responses.withLock { policy in
+            policy.hold = false
+            defer { policy.held.removeAll() }
+            return policy.held
+        }
+        for (peripheral, requests) in held { await peripheral.respond(to: requests, with: .success(())) }
     }
 
     /// A number that changes whenever a peripheral's application sees something.
