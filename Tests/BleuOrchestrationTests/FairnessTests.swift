@@ -26,7 +26,9 @@ struct FairnessTests {
                                       store: InMemoryPinnedDeviceStore())
         for id in world.ids { await fleet.pin(id) }
         await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
+        // On the realistic link every radio operation waits on the clock: little patience before
+        // moving it on, one connection interval at a time, and room for many steps.
+        #expect(await settle(fleet, world, rounds: 40_000, busyPatience: 40, maximumStep: emulator.connectionInterval, until: allReady(world.ids)))
 
         let heavy = world.ids[0]
         let light = Array(world.ids[1...])
@@ -37,10 +39,12 @@ struct FairnessTests {
         for id in light {
             for _ in 0..<2 { try fleet.send(message, to: id, qos: .bulk) }
         }
-        #expect(await settle(fleet, world) { _ in light.allSatisfy { fleet.writeCounts(of: $0).messages == 2 } })
+        #expect(await settle(fleet, world, rounds: 40_000, busyPatience: 40, maximumStep: emulator.connectionInterval) { _ in
+            light.allSatisfy { fleet.writeCounts(of: $0).messages == 2 }
+        })
         let lightDone = start.duration(to: world.clock.now)
         let heavyThen = fleet.writeCounts(of: heavy).messages
-        #expect(await settle(fleet, world) { _ in fleet.writeCounts(of: heavy).messages == backlog })
+        #expect(await settle(fleet, world, rounds: 40_000, busyPatience: 40, maximumStep: emulator.connectionInterval) { _ in fleet.writeCounts(of: heavy).messages == backlog })
         let heavyDone = start.duration(to: world.clock.now)
         print("fairness: light devices done after \(lightDone) (heavy then \(heavyThen)/\(backlog)); heavy done after \(heavyDone)")
 

@@ -69,7 +69,9 @@ struct RestorationAndObservabilityTests {
         for id in world.ids { await first.pin(id) }
         await first.start()
         #expect(await settle(first, world, until: allReady(world.ids)))
-        await first.shutdown()  // the app goes away; the system keeps the links for the restore identifier
+        // The app goes away (no stop: nothing runs when the system ends an app); the system keeps
+        // the links for the restore identifier.
+        await first.endTasks()
 
         let central = EmulatedCentralManager(bus: world.bus, restoreIdentifier: "fleet-app")
         let second = FleetOrchestrator(central: central, configuration: configuration, clock: world.clock, seed: 6,

@@ -206,6 +206,12 @@ public actor FleetOrchestrator {
     /// Stops and ends every task; the orchestrator cannot be used afterwards.
     public func shutdown() async {
         await stop()
+        await endTasks()
+    }
+
+    /// Ends every task without stopping first, so links stay as they are — what an app that
+    /// goes away leaves behind for state restoration (tests use it to stand for that).
+    func endTasks() async {
         restorationTimer?.cancel()
         await radio.stopEvents()
         for device in devices.values { await device.shutdown() }
