@@ -72,7 +72,10 @@ let package = Package(
         ),
         // A connected pair of systems and example actors, for users' tests and ours.
         .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
-        .testTarget(name: "BleuTests", dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire"]),
+        .testTarget(
+            name: "BleuTests",
+            dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire", .product(name: "Logging", package: "swift-log")]
+        ),
         // The command-line tool: `bleu demo` (subcommands in their own folders).
         .executableTarget(
             name: "bleu",

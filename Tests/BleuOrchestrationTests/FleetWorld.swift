@@ -20,6 +20,15 @@ struct FleetWorld: Sendable {
         var subscriptions = 0
     }
 
+    /// How the peripherals' applications answer writes that need a response.
+    struct Responses: Sendable {
+        /// Answer this many more with an ATT error (a protocol error at the central).
+        var failNext = 0
+        /// Hold every answer back until ``FleetWorld/releaseResponses()``.
+        var hold = false
+        var held: [(EmulatedPeripheralManager, WriteRequests)] = []
+    }
+
     let bus: EmulatorBus
     let clock: ManualClock
     let central: EmulatedCentralManager
@@ -28,16 +37,20 @@ struct FleetWorld: Sendable {
     /// The identifiers as the central knows the peripherals, in peripheral order.
     let ids: [UUID]
     let records: Locked<[Int: Record]>
+    let responses: Locked<Responses>
     let apps: [Task<Void, Never>]
 
+    /// - Parameter deviceIdentifier: the central's device (see `EmulatedCentralManager.Options`):
+    ///   another central with the same one knows the peripherals by the same identifiers.
     static func make(count: Int, configuration: EmulatorConfiguration = .instant,
                      withoutResponse: @Sendable (Int) -> Bool = { _ in true },
-                     restoreIdentifier: String? = nil) async throws -> FleetWorld {
+                     restoreIdentifier: String? = nil, deviceIdentifier: String? = nil) async throws -> FleetWorld {
         let clock = ManualClock()
         var configuration = configuration
         configuration.maximumConnectionsPerCentral = max(configuration.maximumConnectionsPerCentral, count + 4)
         let bus = EmulatorBus(configuration: configuration, clock: clock)
         let records = Locked([Int: Record]())
+        let responses = Locked(Responses())
         var peripherals: [EmulatedPeripheralManager] = []
         var characteristics: [PublishedCharacteristic] = []
         var apps: [Task<Void, Never>] = []
@@ -50,7 +63,17 @@ struct FleetWorld: Sendable {
                     switch event {
                     case .writeRequests(let requests):
                         records.withLock { $0[index, default: Record()].writes += requests.requests.map(\.value) }
-                        if requests.needsResponse { await peripheral.respond(to: requests, with: .success(())) }
+                        guard requests.needsResponse else { break }
+                        let answer = responses.withLock { policy -> Result<Void, ATTError>? in
+                            if policy.hold {
+                                policy.held.append((peripheral, requests))
+                                return nil
+                            }
+                            guard policy.failNext > 0 else { return .success(()) }
+                            policy.failNext -= 1
+                            return .failure(.unlikelyError)
+                        }
+                        if let answer { await peripheral.respond(to: requests, with: answer) }
                     case .subscribed:
                         records.withLock { $0[index, default: Record()].subscriptions += 1 }
                     default:
@@ -68,17 +91,36 @@ struct FleetWorld: Sendable {
             peripherals.append(peripheral)
             characteristics.append(service.characteristic(FleetUUID.stream)!)
         }
-        let central = EmulatedCentralManager(bus: bus, restoreIdentifier: restoreIdentifier)
+        let central = EmulatedCentralManager(bus: bus, restoreIdentifier: restoreIdentifier,
+                                             options: .init(deviceIdentifier: deviceIdentifier))
         var found: [String: UUID] = [:]
         let scan = try await central.scan(ScanOptions(services: [FleetUUID.service]))
+        // On the realistic link advertisements come at advertising intervals of the manual clock.
+        let ticker = configuration.timing == .instant ? nil : Task {
+            while !Task.isCancelled {
+                clock.advance(by: configuration.advertisingInterval)
+                await Task.yield()
+            }
+        }
         for try await advertisement in scan {
             if let name = advertisement.localName { found[name] = advertisement.peripheral }
             if found.count == count { break }
         }
+        ticker?.cancel()
         await central.stopScan()
         let ids = (0..<count).map { found["F\($0)"]! }
         return FleetWorld(bus: bus, clock: clock, central: central, peripherals: peripherals, characteristics: characteristics,
-                          ids: ids, records: records, apps: apps)
+                          ids: ids, records: records, responses: responses, apps: apps)
+    }
+
+    /// Answers every write held back, and stops holding.
+    func releaseResponses() async {
+        let held = responses.withLock { policy in
+            policy.hold = false
+            defer { policy.held.removeAll() }
+            return policy.held
+        }
+        for (peripheral, requests) in held { await peripheral.respond(to: requests, with: .success(())) }
     }
 
     /// A number that changes whenever a peripheral's application sees something.
@@ -93,7 +135,7 @@ struct FleetWorld: Sendable {
 /// next timer only when nothing has happened for a while (no lifecycle event, nothing new at the
 /// peripherals), so virtual time passes only while the engine waits on it. Fails after `rounds` idle
 /// rounds without the predicate holding, which catches a deadlock without waiting in real time.
-/// ``settle(_:_:rounds:busyPatience:sourceLocation:until:)`` without recording an issue when
+/// ``settle(_:_:rounds:busyPatience:maximumStep:record:sourceLocation:until:)`` without recording an issue when
 /// the predicate never holds.
 func settleQuietly(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int,
                    until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
@@ -102,10 +144,16 @@ func settleQuietly(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int,
 
 @discardableResult
 func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000, busyPatience: Int = 400,
-            record: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
+            maximumStep: Duration? = nil, record: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
             until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
     var lastMark = -1
     var quiet = 0
+    // Quiet is counted in rounds and in real time: on a loaded machine a task woken by the last
+    // step (a link loss reported at its supervision timeout, say) may not get a thread for a
+    // while, and moving the clock on before it ran would stamp its event at the wrong time.
+    let wall = ContinuousClock()
+    var lastChange = wall.now
+    let minimumQuiet = Duration.milliseconds(2)
     for _ in 0..<rounds * 20 {
         if predicate(fleet.states) { return true }
         for _ in 0..<4 { await Task.yield() }
@@ -113,12 +161,14 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
         if mark != lastMark {
             lastMark = mark
             quiet = 0
+            lastChange = wall.now
             continue
         }
         quiet += 1
         // A device resolving, connecting or discovering normally waits on the radio, not on the
         // clock: give it much longer before deciding that only a timer can move things on.
         let busy = fleet.states.values.contains { $0 == .resolving || $0 == .connecting || $0 == .discovering }
+        guard wall.now - lastChange >= (busy ? minimumQuiet * 10 : minimumQuiet) else { continue }
         // Every device waiting on a timer must have its timer asleep on the clock before time moves
         // (a timer task that has not started yet would otherwise see its deadline already passed).
         let timed = fleet.states.values.filter { state in
@@ -128,13 +178,15 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
             }
         }.count
         guard world.clock.sleeperCount >= timed || quiet > 2000 else { continue }
-        // A backoff whose deadline has come must be handled before time moves on again.
+        // A backoff whose deadline has come must be handled before time moves on again — however
+        // long its timer task takes to run on a loaded machine (moving on would stretch the
+        // backoff by whatever the next deadline is).
         let now = world.clock.now.offset
         let overdue = fleet.states.values.contains { state in
             if case .backingOff(_, let deadline) = state { return deadline <= now }
             return false
         }
-        guard !overdue || quiet > 2000 else { continue }
+        guard !overdue else { continue }
         if quiet >= (busy ? busyPatience : 20), var next = world.clock.nextDeadline {
             // Never past a backoff deadline the machines announced: its timer task may not be
             // asleep on the clock yet, and would then wake only at whatever comes next.
@@ -143,8 +195,12 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
                 return nil
             }.min()
             if let announced, announced > now, announced < next.offset { next = ManualClock.Instant(offset: announced) }
+            // On the realistic link, never further than one step: work that has not put its next
+            // packet on the clock yet is then late by at most that much, never by a far timeout.
+            if let maximumStep, next.offset > now + maximumStep { next = ManualClock.Instant(offset: now + maximumStep) }
             world.clock.advance(to: next)
             quiet = 0
+            lastChange = wall.now
         }
     }
     guard record else { return false }

@@ -58,7 +58,8 @@ struct PoolPolicyTests {
         defer { world.end() }
         let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 4),
                                                backoff: BackoffPolicy(discoveryTimeout: .seconds(60)))
-        let fleet = FleetOrchestrator(central: world.central, configuration: configuration, clock: world.clock, seed: 3)
+        let fleet = FleetOrchestrator(central: world.central, configuration: configuration, clock: world.clock, seed: 3,
+                                      store: InMemoryPinnedDeviceStore())
         let ids = world.ids
         await fleet.pin(ids[0])
         for index in 1..<6 { await fleet.offer(ids[index], rssi: -40 - 8 * index) }

@@ -132,6 +132,45 @@ struct ReconnectionPropertyTests {
         #expect(machine.state == .ready && !machine.halfOpen && machine.protocolFailures == 0)
     }
 
+    @Test("a gate closing during an open circuit keeps the cool-down: reopening early returns to it, late ends it")
+    func cooldownSurvivesGates() {
+        let policy = BackoffPolicy(circuitBreakerThreshold: 1, circuitCooldown: .seconds(60))
+        var machine = Self.readyMachine(policy: policy)
+        _ = machine.apply(.disconnected(.protocolError), now: .seconds(10))
+        #expect(machine.state == .suspended(.circuitOpen))
+        #expect(machine.cooldown == DeviceMachine.Cooldown(reason: .circuitOpen, until: .seconds(70)))
+        // The radio goes off and on again 20 s into the cool-down: back to it, same end.
+        #expect(machine.apply(.centralStateChanged(.poweredOff), now: .seconds(20)) == [.cancelTimers])
+        #expect(machine.state == .suspended(.radioUnavailable(.poweredOff)))
+        let back = machine.apply(.centralStateChanged(.poweredOn), now: .seconds(30))
+        #expect(machine.state == .suspended(.circuitOpen))
+        #expect(back == [.startTimer(.cooldown, deadline: .seconds(70), token: machine.timerToken)])
+        #expect(!machine.halfOpen)
+        // Off again, and on only after the cool-down's end: it is over, one trial attempt (half-open).
+        _ = machine.apply(.policyUpdated(eligible: false), now: .seconds(40))
+        #expect(machine.apply(.policyUpdated(eligible: true), now: .seconds(80)) == [.resolve])
+        #expect(machine.state == .resolving && machine.halfOpen && machine.cooldown == nil)
+        // Ready forgets everything; a later gate cycle starts an attempt at once.
+        for event in [DeviceEvent.resolved, .connected, .discovered] { _ = machine.apply(event, now: .seconds(80)) }
+        _ = machine.apply(.stop, now: .seconds(90))
+        #expect(machine.apply(.start, now: .seconds(91)) == [.resolve])
+    }
+
+    @Test("a gate closing during a spent budget's rest keeps the rest")
+    func budgetRestSurvivesGates() {
+        let policy = BackoffPolicy(attemptBudget: 1, budgetCooldown: .seconds(120))
+        var machine = Self.readyMachine(policy: policy)
+        _ = machine.apply(.disconnected(.transientLinkLoss), now: .zero)
+        _ = machine.apply(.timerFired(.backoff, token: machine.timerToken), now: .zero)
+        _ = machine.apply(.resolveFailed(.transientLinkLoss), now: .seconds(1))
+        #expect(machine.state == .suspended(.budgetExhausted))
+        _ = machine.apply(.stop, now: .seconds(2))
+        #expect(machine.apply(.start, now: .seconds(3)) == [.startTimer(.cooldown, deadline: .seconds(121), token: machine.timerToken)])
+        #expect(machine.state == .suspended(.budgetExhausted))
+        #expect(machine.apply(.timerFired(.cooldown, token: machine.timerToken), now: .seconds(121)) == [.resolve])
+        #expect(machine.attempts == 0)
+    }
+
     @Test("a spent budget suspends the device for the cool-down, after which attempts start afresh")
     func budget() {
         let policy = BackoffPolicy(attemptBudget: 4, budgetCooldown: .seconds(120))

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue points 6 and 7: pinned devices persist and return to ready after a restart with
 /// restoration; metrics, structured logs and the lifecycle stream.
-@Suite("6–7 · Restoration and observability")
+@Suite("6–7 · Restoration and observability", .timeLimit(.minutes(1)))
 struct RestorationAndObservabilityTests {
     @Test("the JSON store round-trips pinned identifiers and starts empty")
     func jsonStore() throws {
@@ -21,6 +21,39 @@ struct RestorationAndObservabilityTests {
         #expect(try JSONFilePinnedDeviceStore(url: url).load() == ids)
         try Data("not json".utf8).write(to: url)
         #expect(throws: DecodingError.self) { try store.load() }
+    }
+
+    @Test("the usual JSON store lives in the user's Application Support directory, one folder per name")
+    func applicationSupportStore() throws {
+        let store = try JSONFilePinnedDeviceStore.applicationSupport(named: "BleuTestFleet")
+        #expect(store.url.lastPathComponent == "pinned-devices.json")
+        #expect(store.url.deletingLastPathComponent().lastPathComponent == "BleuTestFleet")
+        let base = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+        #expect(store.url.path.hasPrefix(base.path))
+    }
+
+    @Test("with a restore identifier and no restoration, start waits the restoration timeout, then connects anew")
+    func restorationTimeout() async throws {
+        // A restore identifier this bus never saw: the central restores nothing.
+        let world = try await FleetWorld.make(count: 2, restoreIdentifier: "new-app")
+        defer { world.end() }
+        let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 4),
+                                               backoff: BackoffPolicy(discoveryTimeout: .seconds(60)))
+        let fleet = FleetOrchestrator(central: world.central, configuration: configuration, clock: world.clock, seed: 12,
+                                      store: InMemoryPinnedDeviceStore(), restorationTimeout: .seconds(5))
+        let events = fleet.events()
+        for id in world.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(world.ids.allSatisfy { fleet.state(of: $0) == .suspended(.restoring) }, "nothing is attempted while restoring")
+        #expect(await settle(fleet, world, until: allReady(world.ids)))
+        var resumed: [UUID: Duration] = [:]
+        for await event in events {
+            if case .stateChanged(let id, .suspended(.restoring), .resolving, let at) = event { resumed[id] = at }
+            if resumed.count == world.ids.count { break }
+        }
+        #expect(resumed.values.allSatisfy { $0 == .seconds(5) }, "attempts began at the restoration timeout: \(resumed)")
+        #expect(await fleet.radioStatistics.attempts == world.ids.count)
+        await fleet.shutdown()
     }
 
     @Test("after a restart with restoration, pinned devices return to ready without user action or new connections")
@@ -36,7 +69,9 @@ struct RestorationAndObservabilityTests {
         for id in world.ids { await first.pin(id) }
         await first.start()
         #expect(await settle(first, world, until: allReady(world.ids)))
-        await first.shutdown()  // the app goes away; the system keeps the links for the restore identifier
+        // The app goes away (no stop: nothing runs when the system ends an app); the system keeps
+        // the links for the restore identifier.
+        await first.endTasks()
 
         let central = EmulatedCentralManager(bus: world.bus, restoreIdentifier: "fleet-app")
         let second = FleetOrchestrator(central: central, configuration: configuration, clock: world.clock, seed: 6,
@@ -56,7 +91,7 @@ struct RestorationAndObservabilityTests {
         defer { world.end() }
         let metrics = TestMetrics()
         let fleet = FleetOrchestrator(central: world.central, configuration: FleetConfiguration(profile: FleetUUID.profile),
-                                      clock: world.clock, seed: 8, metrics: metrics)
+                                      clock: world.clock, seed: 8, metrics: metrics, store: InMemoryPinnedDeviceStore())
         let id = world.ids[0]
         await fleet.pin(id)
         for index in 0..<3 { try fleet.send(Data(repeating: UInt8(index), count: 400), to: id, qos: .bulk) }
@@ -71,7 +106,8 @@ struct RestorationAndObservabilityTests {
         #expect(try metrics.expectGauge("bleu_fleet_state", dimensions).lastValue == 4)
         #expect(try metrics.expectGauge("bleu_fleet_queue_depth", dimensions + [("qos", "bulk")]).lastValue == 0)
         #expect(try metrics.expectCounter("bleu_fleet_reconnect_attempts", dimensions).totalValue == 1)
-        #expect(try metrics.expectGauge("bleu_fleet_next_attempt_seconds", dimensions).lastValue == 0.02)
+        #expect(try metrics.expectGauge("bleu_fleet_next_attempt_seconds", dimensions).values == [0.02, 0],
+                "the next attempt's delay while backing off, cleared when the backoff ended")
         #expect(try metrics.expectCounter("bleu_fleet_errors", dimensions + [("class", "transientLinkLoss")]).totalValue == 1)
         #expect(try metrics.expectCounter("bleu_fleet_writes", dimensions + [("type", "with_response")]).totalValue == 3)
         #expect(try metrics.expectCounter("bleu_fleet_writes", dimensions + [("type", "without_response")]).totalValue > 0)
@@ -89,7 +125,7 @@ struct RestorationAndObservabilityTests {
         var logger = Logger(label: "test.fleet") { _ in CapturingLogHandler(records: records) }
         logger.logLevel = .debug
         let fleet = FleetOrchestrator(central: world.central, configuration: FleetConfiguration(profile: FleetUUID.profile),
-                                      clock: world.clock, seed: 11, logger: logger)
+                                      clock: world.clock, seed: 11, logger: logger, store: InMemoryPinnedDeviceStore())
         let id = world.ids[0]
         let events = fleet.events()
         await fleet.pin(id)

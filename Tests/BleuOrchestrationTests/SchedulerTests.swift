@@ -105,7 +105,7 @@ struct SchedulerTests {
         let world = try await FleetWorld.make(count: 2, configuration: configuration, withoutResponse: { $0 == 0 })
         defer { world.end() }
         let fleet = FleetOrchestrator(central: world.central, configuration: FleetConfiguration(profile: FleetUUID.profile),
-                                      clock: world.clock, seed: 9)
+                                      clock: world.clock, seed: 9, store: InMemoryPinnedDeviceStore())
         for id in world.ids { await fleet.pin(id) }
         let messages = (0..<40).map { index in Data((0..<(50 + index * 13)).map { UInt8(truncatingIfNeeded: $0 &+ index) }) }
         for message in messages {
@@ -131,7 +131,7 @@ struct SchedulerTests {
         let world = try await FleetWorld.make(count: 1)
         defer { world.end() }
         let fleet = FleetOrchestrator(central: world.central, configuration: FleetConfiguration(profile: FleetUUID.profile),
-                                      clock: world.clock, seed: 10)
+                                      clock: world.clock, seed: 10, store: InMemoryPinnedDeviceStore())
         await fleet.pin(world.ids[0])
         var events = fleet.events().makeAsyncIterator()
         await fleet.start()

@@ -18,19 +18,22 @@ struct TransitionTableTests {
     static let states: [DeviceState] = [
         .idle, .resolving, .connecting, .discovering, .ready, .degraded(.backPressure), .degraded(.operationErrors),
         .backingOff(attempt: 1, deadline: .seconds(99)),
-        .suspended(.radioUnavailable(.poweredOff)), .suspended(.stopped), .suspended(.notEligible),
+        .suspended(.radioUnavailable(.poweredOff)), .suspended(.radioUnavailable(.unauthorized)),
+        .suspended(.radioUnavailable(.resetting)), .suspended(.stopped), .suspended(.notEligible),
         .suspended(.restoring), .suspended(.circuitOpen), .suspended(.budgetExhausted),
     ]
 
+    /// The radio states that close the radio gate, as fixtures and as events.
+    static let radioOff: [ManagerState] = [.poweredOff, .unauthorized, .resetting]
+
     /// Every event, with the failure classes and timers that change the outcome.
     static let events: [DeviceEvent] = [
-        .start, .stop, .centralStateChanged(.poweredOff), .centralStateChanged(.poweredOn),
+        .start, .stop, .centralStateChanged(.poweredOff), .centralStateChanged(.unauthorized),
+        .centralStateChanged(.resetting), .centralStateChanged(.poweredOn),
         .restorationBegan, .restorationEnded(connected: true), .restorationEnded(connected: false),
-        .policyUpdated(eligible: false), .policyUpdated(eligible: true),
-        .resolved, .resolveFailed(.transientLinkLoss),
-        .connected, .connectFailed(.transientLinkLoss), .connectFailed(.protocolError),
-        .disconnected(.transientLinkLoss), .disconnected(.unknown),
-        .discovered, .discoveryFailed(.protocolError),
+        .policyUpdated(eligible: false), .policyUpdated(eligible: true), .resolved,
+    ] + FailureClass.allCases.map { .resolveFailed($0) } + [.connected] + FailureClass.allCases.map { .connectFailed($0) }
+        + FailureClass.allCases.map { .disconnected($0) } + [.discovered] + FailureClass.allCases.map { .discoveryFailed($0) } + [
         .valueReceived, .writeSucceeded, .writeFailed(.protocolError),
         .readyToSend, .backPressure(true), .backPressure(false),
         .timerFired(.backoff, token: token), .timerFired(.cooldown, token: token), .timerFired(.discovery, token: token),
@@ -75,22 +78,28 @@ struct TransitionTableTests {
         let discoveryTimer = DeviceEffect.startTimer(.discovery, deadline: now + .seconds(10), token: t)
 
         // Gates closing: the link and the timer are given up.
+        let gates: [SuspensionReason] = [.stopped, .restoring, .notEligible] + radioOff.map { .radioUnavailable($0) }
         let closing: [(DeviceEvent, SuspensionReason)] = [
-            (.stop, .stopped), (.centralStateChanged(.poweredOff), .radioUnavailable(.poweredOff)),
-            (.restorationBegan, .restoring), (.policyUpdated(eligible: false), .notEligible),
-        ]
+            (.stop, .stopped), (.restorationBegan, .restoring), (.policyUpdated(eligible: false), .notEligible),
+        ] + radioOff.map { (.centralStateChanged($0), .radioUnavailable($0)) }
+        /// The order in which closed gates are named: stopped, restoring, radio, eligibility.
+        func rank(_ reason: SuspensionReason) -> Int {
+            switch reason {
+            case .stopped: 0
+            case .restoring: 1
+            case .radioUnavailable: 2
+            default: 3
+            }
+        }
         for (event, reason) in closing {
             for state in linked { row(state, event, .suspended(reason), [.cancelTimers, .cancelConnection]) }
             row(backingOff, event, .suspended(reason), [.cancelTimers])
             for state in cooling { row(state, event, .suspended(reason), [.cancelTimers]) }
-            for other in [SuspensionReason.radioUnavailable(.poweredOff), .stopped, .notEligible, .restoring] where other != reason {
-                // Only one gate is closed in each fixture; closing another names the first closed, in
-                // the order stopped, restoring, radio, eligibility.
-                let first: SuspensionReason = {
-                    let order: [SuspensionReason] = [.stopped, .restoring, .radioUnavailable(.poweredOff), .notEligible]
-                    return order.first { $0 == reason || $0 == other }!
-                }()
-                if first != other { row(.suspended(other), event, .suspended(first)) }
+            for other in gates where other != reason {
+                // Only one gate is closed in each fixture. A new radio state replaces the old one;
+                // otherwise two gates are closed and the first in order names the suspension.
+                let named = rank(other) == 2 && rank(reason) == 2 ? reason : (rank(reason) < rank(other) ? reason : other)
+                if named != other { row(.suspended(other), event, .suspended(named)) }
             }
         }
         // Idle is not running, so "stopped" comes first for any other gate: it stays idle.
@@ -98,42 +107,43 @@ struct TransitionTableTests {
         // Gates opening.
         row(.idle, .start, .resolving, [.resolve])
         row(.suspended(.stopped), .start, .resolving, [.resolve])
-        row(.suspended(.radioUnavailable(.poweredOff)), .centralStateChanged(.poweredOn), .resolving, [.resolve])
+        for radio in radioOff { row(.suspended(.radioUnavailable(radio)), .centralStateChanged(.poweredOn), .resolving, [.resolve]) }
         row(.suspended(.notEligible), .policyUpdated(eligible: true), .resolving, [.resolve])
         row(.suspended(.restoring), .restorationEnded(connected: false), .resolving, [.resolve])
         row(.suspended(.restoring), .restorationEnded(connected: true), .discovering, [.discover, discoveryTimer])
         // Restoration ending with a link elsewhere: a link nobody wants (idle is stopped).
         row(.idle, .restorationEnded(connected: true), .idle, [.cancelConnection])
-        for reason in [SuspensionReason.radioUnavailable(.poweredOff), .stopped, .notEligible] {
+        for reason in gates where reason != .restoring {
             row(.suspended(reason), .restorationEnded(connected: true), .suspended(reason), [.cancelConnection])
         }
         for state in cooling + [.resolving, backingOff] { row(state, .restorationEnded(connected: true), state, [.cancelConnection]) }
 
-        // Resolving and connecting.
+        // Resolving and connecting: every failure class backs off (one protocol failure does not
+        // open the circuit).
+        let backoffTimer = DeviceEffect.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)
         row(.resolving, .resolved, .connecting, [.connect])
-        row(.resolving, .resolveFailed(.transientLinkLoss), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
+        for failure in FailureClass.allCases { row(.resolving, .resolveFailed(failure), backoff1, [backoffTimer]) }
         row(.connecting, .connected, .discovering, [.discover, discoveryTimer])
-        for state in [DeviceState.idle, .resolving, backingOff] + cooling
-            + [.suspended(.radioUnavailable(.poweredOff)), .suspended(.stopped), .suspended(.notEligible), .suspended(.restoring)] {
+        for state in [DeviceState.idle, .resolving, backingOff] + cooling + gates.map({ .suspended($0) }) {
             row(state, .connected, state, [.cancelConnection])
         }
-        row(.connecting, .connectFailed(.transientLinkLoss), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
-        row(.connecting, .connectFailed(.protocolError), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
+        for failure in FailureClass.allCases { row(.connecting, .connectFailed(failure), backoff1, [backoffTimer]) }
 
         // Link loss: fast first retry after a transient loss of a working link.
-        for state in [DeviceState.connecting, .discovering] {
-            row(state, .disconnected(.transientLinkLoss), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
-            row(state, .disconnected(.unknown), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
-        }
-        for state in [DeviceState.ready, .degraded(.backPressure), .degraded(.operationErrors)] {
-            row(state, .disconnected(.transientLinkLoss), fast1, [.startTimer(.backoff, deadline: now + .milliseconds(20), token: t)])
-            row(state, .disconnected(.unknown), backoff1, [.startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
+        for failure in FailureClass.allCases {
+            for state in [DeviceState.connecting, .discovering] { row(state, .disconnected(failure), backoff1, [backoffTimer]) }
+            for state in [DeviceState.ready, .degraded(.backPressure), .degraded(.operationErrors)] {
+                if failure == .transientLinkLoss {
+                    row(state, .disconnected(failure), fast1, [.startTimer(.backoff, deadline: now + .milliseconds(20), token: t)])
+                } else {
+                    row(state, .disconnected(failure), backoff1, [backoffTimer])
+                }
+            }
         }
 
         // Discovery.
         row(.discovering, .discovered, .ready, [.cancelTimers, .flushOutgoing])
-        row(.discovering, .discoveryFailed(.protocolError), backoff1,
-            [.cancelConnection, .startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
+        for failure in FailureClass.allCases { row(.discovering, .discoveryFailed(failure), backoff1, [.cancelConnection, backoffTimer]) }
         row(.discovering, .timerFired(.discovery, token: token), backoff1,
             [.cancelConnection, .startTimer(.backoff, deadline: now + .milliseconds(200), token: t)])
 

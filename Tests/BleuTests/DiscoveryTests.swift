@@ -6,6 +6,12 @@ import Distributed
 import Foundation
 import Testing
 
+/// Conforms to ``TemperatureReading`` without listing it in `discoverableAs`.
+distributed actor PlainThermometer: TemperatureReading {
+    typealias ActorSystem = BLEActorSystem
+    distributed func temperature() async throws -> Double { 19 }
+}
+
 @Suite("Discovery, connection and resolve")
 struct DiscoveryTests {
     @Test("service UUIDs are version-5 UUIDs of the type's or protocol's stable name")
@@ -89,6 +95,31 @@ struct DiscoveryTests {
 
         let unknown = try CounterActor.resolve(id: UUID(), using: pair.makeCentral(configuration: .init(connectionTimeout: .milliseconds(200))))
         await #expect(throws: BLEActorSystemError.self) { try await unknown.increment() }
+    }
+
+    @Test("a saved id resolved through a protocol its type does not list is found under its type's service")
+    func savedIDThroughUnlistedProtocol() async throws {
+        let pair = ConnectedPair()
+        let plain = PlainThermometer(actorSystem: pair.peripheral)
+        // The sensor lists the protocol, so a lookup by protocol reaches this peripheral, and
+        // finds the plain thermometer there under its own type's service.
+        try await pair.peripheral.startAdvertising(SensorActor(actorSystem: pair.peripheral), plain)
+        let fresh = pair.makeCentral()
+        let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
+        #expect(try await resolved.temperature() == 19)
+    }
+
+    @Test("documented limit: a peripheral advertising neither the protocol nor the host marker is not found by protocol")
+    func savedIDThroughUnlistedProtocolAlone() async throws {
+        let pair = ConnectedPair()
+        let plain = PlainThermometer(actorSystem: pair.peripheral)
+        try await pair.peripheral.startAdvertising(plain)
+        let fresh = pair.makeCentral(configuration: .init(connectionTimeout: .milliseconds(300)))
+        let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
+        await #expect(throws: BLEActorSystemError.actorNotFound(plain.id)) { _ = try await resolved.temperature() }
+        // Located through its type once, it is callable through the protocol.
+        _ = try await fresh.connect(to: plain.id, as: PlainThermometer.self)
+        #expect(try await resolved.temperature() == 19)
     }
 
     @Test("isConnected follows the link; disconnect(from:) ends it and the next call reconnects")

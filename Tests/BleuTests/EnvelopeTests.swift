@@ -18,12 +18,25 @@ struct EnvelopeTests {
             .cancel(id: 9), .cancelStream(stream: 200),
         ]
         for request in requests { #expect(try Request.decode(request.encoded()) == request) }
+        let payload = CodableErrorPayload(mangledType: "4Test1EV", typeName: "Test.E", message: "E(code: 1)", value: [0xA0])
         let replies: [Reply] = [
-            .value(id: 1, [0xF9, 0x4D, 0xA0]), .void(id: 130), .error(id: 2, type: "4Test1EV", [0xA0]),
-            .remoteError(id: 3, type: "Test.E", message: "bad"), .streamElement(stream: 4, [0x01]),
-            .streamEnd(stream: 5), .streamFailed(stream: 6, type: "T", message: "m"),
+            .value(id: 1, [0xF9, 0x4D, 0xA0]), .void(id: 130), .error(id: 2, payload),
+            .remoteError(id: 3, type: "Test.E", message: "bad"), .refused(id: 300, request: 0x7F, reason: "unknown"),
+            .streamElement(stream: 4, [0x01]), .streamEnd(stream: 5), .streamFailed(stream: 6, type: "T", message: "m"),
+            .streamError(stream: 7, payload),
         ]
         for reply in replies { #expect(try Reply.decode(reply.encoded()) == reply) }
+    }
+
+    @Test("a Codable error carries its mangled and readable type name, its description (bounded) and its CBOR")
+    func errorLayout() throws {
+        let payload = CodableErrorPayload(mangledType: "M", typeName: "T.E", message: "msg", value: [0xA0])
+        #expect(Reply.error(id: 2, payload).encoded() == [0x12, 0x02, 0x01, 0x4D, 0x03, 0x54, 0x2E, 0x45, 0x03, 0x6D, 0x73, 0x67, 0xA0])
+        #expect(Reply.refused(id: 5, request: 0x7F, reason: "no").encoded() == [0x14, 0x05, 0x7F, 0x6E, 0x6F])
+        let long = CodableErrorPayload(mangledType: "M", typeName: "T", message: String(repeating: "é", count: 2000), value: [])
+        #expect(long.message.utf8.count <= CodableErrorPayload.maximumMessageLength)
+        #expect(long.message.hasSuffix("…") && long.message.hasPrefix("éé"))
+        #expect(try Reply.decode(Reply.error(id: 1, long).encoded()) == .error(id: 1, long))
     }
 
     @Test("malformed requests are typed errors, with the call id when it was readable")

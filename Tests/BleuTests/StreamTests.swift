@@ -19,7 +19,7 @@ struct StreamTests {
         #expect(try await sensor.endedSources() == 1)
     }
 
-    @Test("a source that throws ends the caller's iteration with RemoteCallError")
+    @Test("a source that throws a Codable error ends the caller's iteration with that error")
     func failure() async throws {
         let pair = ConnectedPair()
         let sensor = try await pair.host(StreamingSensorActor.self) { StreamingSensorActor(actorSystem: $0) }
@@ -27,8 +27,8 @@ struct StreamTests {
         do {
             for try await value in try await sensor.failing(after: 3) { received.append(value) }
             Issue.record("the stream ended normally")
-        } catch let error as RemoteCallError {
-            #expect(error.typeName == "BleuTesting.ExampleFailure")
+        } catch let error as ExampleFailure {
+            #expect(error == ExampleFailure(code: 9, reason: "the sensor failed after 3 readings"))
         }
         #expect(received == [0, 1, 2])
     }

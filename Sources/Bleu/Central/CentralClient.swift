@@ -77,10 +77,11 @@ final class CentralClient: Sendable {
 
     // MARK: Directory
 
-    /// Remembers that `id` should be looked for under `service` when first called.
+    /// Remembers that `id`, not located yet, should be looked for under `service` (the type it
+    /// was last resolved or connected as) when first called.
     func expect(_ id: UUID, service: BluetoothUUID) {
         state.withLock { state in
-            if state.directory[id] == nil, state.wanted[id] == nil { state.wanted[id] = service }
+            if state.directory[id] == nil { state.wanted[id] = service }
         }
     }
 
@@ -98,9 +99,13 @@ final class CentralClient: Sendable {
             throw BLEActorSystemError.actorNotFound(id)
         }
         guard let wanted else { throw BLEActorSystemError.actorNotFound(id) }
-        let found = try await search(service: wanted, timeout: configuration.connectionTimeout, until: { $0.contains(id) })
-        guard found.contains(id), let location = self.location(of: id),
-              let channel = try await link(to: location.peripheral).channels[id] else {
+        // Every peripheral the search connects to has all its actor services read, so the id is
+        // found under whichever service hosts it there (its concrete type, another protocol),
+        // not only under the one searched for.
+        _ = try await search(service: wanted, timeout: configuration.connectionTimeout, until: { [weak self] _ in
+            self?.location(of: id) != nil
+        })
+        guard let location = self.location(of: id), let channel = try await link(to: location.peripheral).channels[id] else {
             throw BLEActorSystemError.actorNotFound(id)
         }
         return channel
@@ -132,8 +137,12 @@ final class CentralClient: Sendable {
             let link = try await task.value
             return link
         } catch {
+            // Only the attempt this caller waited for is forgotten: another caller may already
+            // have started the next one, which every caller must share — two set-ups of one
+            // link would subscribe two channels to one reply characteristic, and each would take
+            // the other's replies for its own.
             state.withLock { state in
-                if case .connecting? = state.links[peripheral] { state.links[peripheral] = nil }
+                if case .connecting(let current)? = state.links[peripheral], current == task { state.links[peripheral] = nil }
             }
             throw error
         }

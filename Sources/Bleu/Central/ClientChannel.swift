@@ -18,6 +18,7 @@ final class ClientChannel: StreamReceiver {
     private let inFlight: AsyncSemaphore
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
+    private let clock: ElapsedClock
 
     /// Call ids rotate through 0–127, so they take one byte on air; the pending-call limit
     /// stays below 128, so a free id always exists.
@@ -32,12 +33,16 @@ final class ClientChannel: StreamReceiver {
 
     private struct State {
         var fragmenter: Fragmenter
-        var reassembler: Reassembler<UUID, ContinuousClock.Instant>
+        var reassembler: Reassembler<UUID, ElapsedInstant>
         var methods: [MethodDefinition: UInt32] = [:]
         /// Methods whose definition reached the peripheral; later calls send only the id.
         var defined: Set<UInt32> = []
         var nextCall: UInt32 = 0
         var calls: [UInt32: Pending] = [:]
+        /// Ids of calls that ended here without their reply (timeout, cancellation), oldest
+        /// first: the peripheral may still answer them, so they are not reused until it did —
+        /// a late reply must not be taken for the answer to a newer call.
+        var retired: [UInt32] = []
         /// Calls in flight or queued for a slot.
         var admitted = 0
         var closed: (any Error)?
@@ -53,6 +58,7 @@ final class ClientChannel: StreamReceiver {
         self.manager = manager
         self.ready = ready
         self.limits = configuration
+        self.clock = ElapsedClock(configuration.clock)
         self.inFlight = AsyncSemaphore(configuration.maximumConcurrentCallsPerCentral)
         let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
@@ -92,8 +98,14 @@ final class ClientChannel: StreamReceiver {
         defer { inFlight.release() }
         let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
             if let error = state.closed { throw error }
+            // Pending calls stay below the id space; when retired ids fill the rest, the oldest
+            // (whose reply is the least likely still to come) is given up.
+            if state.calls.count + state.retired.count > Int(Self.callIDMask), !state.retired.isEmpty {
+                limits.logger.debug("reusing call id \(state.retired[0]) of \(peripheral): no late reply came for it")
+                state.retired.removeFirst()
+            }
             var id = state.nextCall
-            while state.calls[id] != nil { id = (id &+ 1) & Self.callIDMask }
+            while state.calls[id] != nil || state.retired.contains(id) { id = (id &+ 1) & Self.callIDMask }
             state.nextCall = (id &+ 1) & Self.callIDMask
             state.calls[id] = .waiting(nil)
             let method: UInt32
@@ -128,7 +140,7 @@ final class ClientChannel: StreamReceiver {
             // The definition is known there once a call of it was answered by the method
             // itself (a refusal by the system may mean the definition never arrived).
             if case .define = request {
-                if case .error(_, let type, _) = reply, type == Self.systemErrorType {} else {
+                if case .error(_, let payload) = reply, payload.mangledType == Self.systemErrorType {} else {
                     state.withLock { _ = $0.defined.insert(method) }
                 }
             }
@@ -160,6 +172,12 @@ final class ClientChannel: StreamReceiver {
     /// Completes a call once; later outcomes are ignored. A call that ends without a reply
     /// (timeout, cancellation) tells the peripheral it is no longer wanted.
     private func finish(_ id: UInt32, _ result: Result<Reply, any Error>) {
+        let abandoned: Bool
+        if case .failure(let error) = result, !(error is BleuError && isDisconnect(error)) {
+            abandoned = true
+        } else {
+            abandoned = false
+        }
         let waiter: CheckedContinuation<Reply, any Error>?? = state.withLock { state in
             switch state.calls[id] {
             case .waiting(let continuation)?:
@@ -168,6 +186,7 @@ final class ClientChannel: StreamReceiver {
                 } else {
                     state.calls[id] = .done(result)
                 }
+                if abandoned { state.retired.append(id) }
                 return .some(continuation)
             case .done?, nil:
                 return .none
@@ -175,8 +194,23 @@ final class ClientChannel: StreamReceiver {
         }
         guard case .some(let continuation) = waiter else { return }
         continuation?.resume(with: result)
-        if case .failure(let error) = result, !(error is BleuError && isDisconnect(error)) {
+        if abandoned {
             Task { [weak self] in try? await self?.send(Request.cancel(id: id).encoded()) }
+        }
+    }
+
+    /// A reply to a call: completes it, unless it is the late reply of a call that ended
+    /// without it, which frees that call's id instead.
+    private func answer(_ id: UInt32, _ reply: Reply) {
+        let late = state.withLock { state -> Bool in
+            guard let index = state.retired.firstIndex(of: id) else { return false }
+            state.retired.remove(at: index)
+            return true
+        }
+        if late {
+            limits.logger.debug("a late reply to call \(id) from \(peripheral), which had ended; dropped")
+        } else {
+            finish(id, .success(reply))
         }
     }
 
@@ -226,8 +260,10 @@ final class ClientChannel: StreamReceiver {
     private func received(_ value: Data) {
         let outcome: Result<Reply?, any Error> = state.withLock { state in
             do {
-                let now = ContinuousClock.now
-                _ = state.reassembler.expire(now: now)
+                let now = clock.now
+                for expired in state.reassembler.expire(now: now) {
+                    limits.logger.warning("a reply from \(peripheral) timed out after \(expired.receivedBytes) bytes")
+                }
                 guard case .message(let bytes) = try state.reassembler.receive(value, from: peripheral, now: now) else {
                     return .success(nil)
                 }
@@ -240,7 +276,12 @@ final class ClientChannel: StreamReceiver {
         case .success(let reply?):
             switch reply {
             case .value, .void, .error, .remoteError:
-                finish(reply.id, .success(reply))
+                answer(reply.id, reply)
+            case .refused(let id, let request, let reason):
+                limits.logger.warning("\(peripheral) refused a request of kind 0x\(String(request, radix: 16)) (id \(id)): \(reason)")
+                if request == Request.Kind.call.rawValue || request == Request.Kind.define.rawValue {
+                    answer(id, reply)
+                }
             case .streamElement(let id, let bytes):
                 if let inbox = state.withLock({ $0.streams[id]?.inbox }) {
                     inbox.push(bytes)
@@ -253,6 +294,9 @@ final class ClientChannel: StreamReceiver {
             case .streamFailed(let id, let type, let message):
                 state.withLock { $0.streams.removeValue(forKey: id) }?.inbox
                     .finish(.failure(RemoteCallError(typeName: type, message: message)))
+            case .streamError(let id, let payload):
+                state.withLock { $0.streams.removeValue(forKey: id) }?.inbox
+                    .finish(.failure(ErrorEnvelope.rebuild(payload, decoder: limits.decoder)))
             }
         case .success(nil):
             break

@@ -14,7 +14,7 @@ public struct RemoteCallError: Error, Sendable, Hashable, Codable, CustomStringC
     }
 
     public var description: String {
-        "The remote method threw \(typeName): \(message). Make the error type Codable to receive it as itself."
+        "The remote method threw \(typeName): \(message). To receive it as itself, make the error type Codable and available on both sides."
     }
 }
 
@@ -38,6 +38,11 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
     case unsupportedCall(String)
     /// An argument or result could not be encoded or decoded.
     case serialization(String)
+    /// The peripheral stopped hosting the actor with this id (``BLEActorSystem/stopAdvertising()``)
+    /// while the call or stream ran, or before it arrived.
+    case hostingStopped(UUID)
+    /// The peripheral cancelled the call or stream (for example its stream's source was cancelled).
+    case cancelledByPeripheral(String)
 
     public var description: String {
         switch self {
@@ -49,6 +54,8 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
         case .messageTooLarge(let size, let maximum): "A message of \(size) bytes exceeds the maximum of \(maximum); send less data per call."
         case .unsupportedCall(let reason): "Unsupported call: \(reason)."
         case .serialization(let reason): "Serialization failed: \(reason)."
+        case .hostingStopped(let id): "The peripheral stopped hosting actor \(id); discover it again once it is advertised."
+        case .cancelledByPeripheral(let reason): "The peripheral cancelled: \(reason)."
         }
     }
 }

@@ -1,3 +1,4 @@
+import BleuCore
 import BleuWire
 import Distributed
 
@@ -10,6 +11,9 @@ public struct BLEInvocationDecoder: DistributedTargetInvocationDecoder {
     private let arguments: [[UInt8]]
     private var next = 0
     private let decoder: CBORDecoder
+    /// The first argument that could not be decoded: the runtime hands the error to the result
+    /// handler as if the method had thrown it, so the host reads it here to log the refusal.
+    let failure = Locked<BLEActorSystemError?>(nil)
 
     init(substitutions: [Any.Type], arguments: [[UInt8]], decoder: CBORDecoder) {
         self.substitutions = substitutions
@@ -23,20 +27,22 @@ public struct BLEInvocationDecoder: DistributedTargetInvocationDecoder {
 
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
         guard next < arguments.count else {
-            throw BLEActorSystemError.malformedRequest("the call carries \(arguments.count) arguments; the method takes more")
+            throw refuse(.malformedRequest("the call carries \(arguments.count) arguments; the method takes more"))
         }
         defer { next += 1 }
         do {
             return try decoder.decode(Argument.self, from: arguments[next])
         } catch {
-            throw BLEActorSystemError.malformedRequest("argument \(next) is not a \(Argument.self): \(error)")
+            throw refuse(.malformedRequest("argument \(next) is not a \(Argument.self): \(error)"))
         }
+    }
+
+    private func refuse(_ error: BLEActorSystemError) -> BLEActorSystemError {
+        failure.withLock { $0 = $0 ?? error }
+        return error
     }
 
     public mutating func decodeErrorType() throws -> Any.Type? { nil }
 
     public mutating func decodeReturnType() throws -> Any.Type? { nil }
-
-    /// Whether every argument the call carried was used.
-    var consumedAllArguments: Bool { next == arguments.count }
 }

@@ -11,14 +11,18 @@ public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
     let send: @Sendable (Reply) async -> Void
     /// Collects the streams a result carries, started once the reply went out.
     let streams: StreamRegistrar?
-    let startStreams: @Sendable ([(UInt32, StreamPump)]) -> Void
-    /// Set once a reply went out, so a failure after it does not answer twice.
-    let replied = Locked(false)
+    /// Starts the streams of a reply that went out (`true`), or forgets them when the host had
+    /// answered the call already (`false`).
+    let startStreams: @Sendable ([(UInt32, StreamPump)], _ replied: Bool) -> Void
+    /// Set once a reply went out, so a failure after it does not answer twice. The host shares
+    /// it, so a call it cancels with a reply of its own (hosting stopped) is not answered again.
+    let replied: Locked<Bool>
 
-    init(callID: UInt32, encoder: CBOREncoder, streams: StreamRegistrar? = nil,
-         startStreams: @escaping @Sendable ([(UInt32, StreamPump)]) -> Void = { _ in },
+    init(callID: UInt32, encoder: CBOREncoder, streams: StreamRegistrar? = nil, replied: Locked<Bool> = Locked(false),
+         startStreams: @escaping @Sendable ([(UInt32, StreamPump)], Bool) -> Void = { _, _ in },
          send: @escaping @Sendable (Reply) async -> Void) {
         self.callID = callID
+        self.replied = replied
         self.encoder = encoder
         self.streams = streams
         self.startStreams = startStreams
@@ -32,13 +36,13 @@ public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
         do {
             bytes = try encoder.encodeBytes(value)
         } catch {
-            _ = streams?.take()
+            if let streams { startStreams(streams.take(), false) }
             let failure = BLEActorSystemError.serialization("the result \(Success.self) could not be encoded: \(error)")
             await deliver(Self.reply(to: failure, id: callID, encoder: self.encoder))
             return
         }
-        await deliver(.value(id: callID, bytes))
-        if let streams { startStreams(streams.take()) }
+        let sent = await deliver(.value(id: callID, bytes))
+        if let streams { startStreams(streams.take(), sent) }
     }
 
     public func onReturnVoid() async throws {
@@ -49,22 +53,21 @@ public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
         await deliver(Self.reply(to: error, id: callID, encoder: encoder))
     }
 
-    /// Sends `reply` unless one was sent already.
-    func deliver(_ reply: Reply) async {
+    /// Sends `reply` unless one was sent already; `false` when one was.
+    @discardableResult
+    func deliver(_ reply: Reply) async -> Bool {
         let first = replied.withLock { replied in
             defer { replied = true }
             return !replied
         }
         if first { await send(reply) }
+        return first
     }
 
-    /// A `Codable` error travels as itself (mangled type name and CBOR); any other as its type
-    /// name and description, which the caller receives as ``RemoteCallError``.
+    /// A `Codable` error travels as itself (mangled and readable type name, description and
+    /// CBOR); any other as its type name and description, which the caller receives as
+    /// ``RemoteCallError``.
     static func reply(to error: any Error, id: UInt32, encoder: CBOREncoder) -> Reply {
-        if let codable = error as? any (Error & Codable), let name = _mangledTypeName(type(of: codable)),
-           let bytes = try? encoder.encodeBytes(codable) {
-            return .error(id: id, type: name, bytes)
-        }
-        return .remoteError(id: id, type: String(reflecting: type(of: error)), message: String(describing: error))
+        ErrorEnvelope.reply(to: error, call: id, encoder: encoder)
     }
 }

@@ -12,14 +12,28 @@ extension PeripheralHost {
             request = try Request.decode(message)
         } catch {
             configuration.logger.warning("malformed request from \(key.central): \(error)")
-            if case .inCall(let id, let problem) = error {
+            let kind = message.first ?? 0
+            switch error {
+            case .inCall(let id, let problem) where kind == Request.Kind.call.rawValue || kind == Request.Kind.define.rawValue:
                 refuse(id, BLEActorSystemError.malformedRequest(problem.description), key: key)
+            case .inCall(let id, let problem):
+                // A cancel or credit carries a call or stream id, not a call to answer.
+                refuseRequest(kind, id: id, reason: problem.description, key: key)
+            case .unknownKind(let unknown):
+                // Every request has an id after its kind; answer with both, as ATT's Error
+                // Response names the request it refuses, so the sender knows what failed.
+                var reader = EnvelopeReader(Array(message.dropFirst()))
+                if let id = try? reader.varint("id") {
+                    refuseRequest(unknown, id: id, reason: "unknown request kind 0x\(String(unknown, radix: 16))", key: key)
+                }
+            default:
+                break  // not even an id to answer: the caller's timeout ends its call
             }
             return
         }
         switch request {
         case .cancel(let id):
-            let task = state.withLock { $0.sessions[key]?.running[id] }
+            let task = state.withLock { $0.sessions[key]?.running[id]?.task }
             task?.cancel()
         case .cancelStream(let id):
             cancelStream(id, key: key)
@@ -39,6 +53,7 @@ extension PeripheralHost {
             guard let hosted = state.hosted[key.call], let runner = state.runner else {
                 return .malformedRequest("no actor is hosted on characteristic handle \(key.call)")
             }
+            guard !state.closing.contains(key.call) else { return .hostingStopped(hosted.actor.id) }
             var session = state.sessions[key] ?? Session(fragmenter: Fragmenter(format: configuration.wireFormat,
                                                                              maximumMessageSize: configuration.maximumMessageSize))
             defer { state.sessions[key] = session }
@@ -52,10 +67,12 @@ extension PeripheralHost {
             guard session.running[id] == nil else { return .malformedRequest("call id \(id) is already running") }
             guard session.running.count < maximumCalls else { return .tooManyConcurrentCalls(limit: maximumCalls) }
             // Created under the lock, so it is registered before it can finish and unregister.
-            session.running[id] = Task {
-                await runner(hosted, resolved, arguments, id, key)
+            let replied = Locked(false)
+            let task = Task {
+                await runner(hosted, resolved, arguments, id, key, replied)
                 _ = self.state.withLock { $0.sessions[key]?.running.removeValue(forKey: id) }
             }
+            session.running[id] = RunningCall(task: task, replied: replied)
             return nil
         }
         if let refusal {
@@ -67,8 +84,15 @@ extension PeripheralHost {
     /// Answers a call with an actor-system error.
     func refuse(_ id: UInt32, _ error: BLEActorSystemError, key: SessionKey) {
         ensureSession(key)
-        let reply = BLEResultHandler.reply(to: error, id: id, encoder: configuration.encoder)
+        let reply = ErrorEnvelope.reply(to: error, call: id, encoder: configuration.encoder)
         Task { await self.send(reply, key: key) }
+    }
+
+    /// Answers a request that is not a call (an unknown kind, a malformed cancel or credit),
+    /// naming its kind and id.
+    func refuseRequest(_ kind: UInt8, id: UInt32, reason: String, key: SessionKey) {
+        ensureSession(key)
+        Task { await self.send(.refused(id: id, request: kind, reason: reason), key: key) }
     }
 
     /// Sends a reply to one central whole, its fragments as notifications, waiting for room in
@@ -78,16 +102,33 @@ extension PeripheralHost {
             guard let session = state.sessions[key], let hosted = state.hosted[key.call] else { return nil }
             return (session.gate, hosted.reply)
         }) else { return }
+        // Whether the central still takes replies (and, for an element, its stream still runs:
+        // an element queued behind the stream's end is not sent).
+        let wanted = { [state] () -> Bool in
+            state.withLock { state in
+                guard let session = state.sessions[key], !session.abandoned else { return false }
+                if case .streamElement(let stream, _) = reply { return session.streams[stream] != nil }
+                return true
+            }
+        }
         do {
             try await gate.run {
+                guard wanted() else { throw BleuError.notConnected(key.central) }
                 guard let length = await manager.maximumUpdateValueLength(for: key.central) else {
                     throw BleuError.notConnected(key.central)
                 }
                 var message = reply.encoded()
                 if message.count > configuration.maximumMessageSize {
                     configuration.logger.warning("reply \(reply.id) of \(message.count) bytes exceeds the maximum message size")
-                    message = BLEResultHandler.reply(to: BLEActorSystemError.messageTooLarge(size: message.count, maximum: configuration.maximumMessageSize),
-                                                     id: reply.id, encoder: configuration.encoder).encoded()
+                    let tooLarge = BLEActorSystemError.messageTooLarge(size: message.count, maximum: configuration.maximumMessageSize)
+                    switch reply {
+                    case .streamElement(let stream, _):
+                        // The element cannot go; the stream ends with the error instead.
+                        _ = state.withLock { $0.sessions[key]?.streams.removeValue(forKey: stream) }?.task?.cancel()
+                        message = ErrorEnvelope.reply(failing: stream, with: tooLarge, encoder: configuration.encoder).encoded()
+                    default:
+                        message = ErrorEnvelope.reply(to: tooLarge, call: reply.id, encoder: configuration.encoder).encoded()
+                    }
                 }
                 let outgoing = try state.withLock { state throws -> OutgoingMessage in
                     guard state.sessions[key] != nil else { throw BleuError.notConnected(key.central) }
@@ -98,7 +139,9 @@ extension PeripheralHost {
                     let value = Data(fragment)
                     while true {
                         let generation = ready.generation
-                        guard state.withLock({ $0.sessions[key] != nil }) else { throw BleuError.notConnected(key.central) }
+                        guard state.withLock({ $0.sessions[key].map { !$0.abandoned } ?? false }) else {
+                            throw BleuError.notConnected(key.central)
+                        }
                         if await manager.updateValue(value, for: characteristic, onSubscribedCentrals: [key.central]) { break }
                         try await ready.wait(after: generation)
                     }

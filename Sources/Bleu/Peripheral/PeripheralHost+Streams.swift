@@ -7,6 +7,9 @@ extension PeripheralHost {
     func allocateStream(key: SessionKey) throws -> UInt32 {
         let maximum = configuration.maximumStreamsPerCentral
         return try state.withLock { state throws -> UInt32 in
+            if let hosted = state.hosted[key.call], state.closing.contains(key.call) {
+                throw BLEActorSystemError.hostingStopped(hosted.actor.id)
+            }
             guard var session = state.sessions[key] else { throw BleuError.notConnected(key.central) }
             guard session.streams.count < maximum else {
                 throw BleuError.limitReached("\(maximum) streams open for one central on one actor; end one first")
@@ -19,11 +22,16 @@ extension PeripheralHost {
         }
     }
 
-    /// Starts pulling the sources of streams whose reply went out.
-    func startStreams(_ streams: [(UInt32, StreamPump)], key: SessionKey) {
+    /// Starts pulling the sources of streams whose reply went out; forgets them when it did not
+    /// (the call had been answered already).
+    func startStreams(_ streams: [(UInt32, StreamPump)], replied: Bool, key: SessionKey) {
         for (id, pump) in streams {
             state.withLock { state in
                 guard state.sessions[key]?.streams[id] != nil else { return }
+                guard replied, !state.closing.contains(key.call) else {
+                    state.sessions[key]?.streams[id] = nil
+                    return
+                }
                 state.sessions[key]?.streams[id]?.task = Task { await self.run(pump, stream: id, key: key) }
             }
         }
@@ -38,9 +46,16 @@ extension PeripheralHost {
             guard removeStream(id, key: key) else { return }
             await send(.streamEnd(stream: id), key: key)
         } catch {
-            guard removeStream(id, key: key), !(error is CancellationError) else { return }
-            configuration.logger.info("stream \(id) to \(key.central) failed: \(error)")
-            await send(.streamFailed(stream: id, type: String(reflecting: type(of: error)), message: String(describing: error)), key: key)
+            // Gone already: the central cancelled it or left, or the host ended it with a reply
+            // of its own.
+            guard removeStream(id, key: key) else { return }
+            // Still registered: the source itself failed, or was cancelled on this side. Either
+            // way the caller must hear that the stream is over.
+            let failure: any Error = error is CancellationError
+                ? BLEActorSystemError.cancelledByPeripheral("the source of stream \(id) was cancelled on the peripheral")
+                : error
+            configuration.logger.info("stream \(id) to \(key.central) failed: \(failure)")
+            await send(ErrorEnvelope.reply(failing: id, with: failure, encoder: configuration.encoder), key: key)
         }
     }
 

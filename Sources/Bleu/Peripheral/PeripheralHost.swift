@@ -11,6 +11,7 @@ final class PeripheralHost: Sendable {
     let manager: any PeripheralManager
     let configuration: BLEActorSystem.Configuration
     let ready = ReadySignal()
+    let clock: ElapsedClock
     let state: Locked<State>
     private let events = Locked<Task<Void, Never>?>(nil)
 
@@ -20,20 +21,37 @@ final class PeripheralHost: Sendable {
         var reply: PublishedCharacteristic
     }
 
-    /// One central's conversation with one hosted service.
+    /// One central's conversation with one hosted service over one link. A reconnected
+    /// central is a new conversation: what still runs for the old link (a late reply, a stream's
+    /// source) cannot reach the new one, whose call and stream ids start afresh.
     struct SessionKey: Sendable, Hashable {
         var central: UUID
         var call: UInt16
+        /// Which of the central's links (numbered by the host).
+        var link: UInt64
     }
 
     struct Session: Sendable {
         var methods: [UInt32: MethodDefinition] = [:]
-        var running: [UInt32: Task<Void, Never>] = [:]
+        var running: [UInt32: RunningCall] = [:]
         var fragmenter: Fragmenter
         let gate = SerialGate()
         var streams: [UInt32: OutboundStream] = [:]
         var nextStream: UInt32 = 0
+        /// Set while replies to this central are given up on (it stopped taking notifications
+        /// while hosting was being stopped): senders stop waiting for room.
+        var abandoned = false
     }
+
+    /// A call being executed: its task, and the flag its result handler and the host share so
+    /// the call is answered once.
+    struct RunningCall: Sendable {
+        var task: Task<Void, Never>
+        var replied: Locked<Bool>
+    }
+
+    /// Who executes a call: the actor system (through the distributed runtime).
+    typealias Runner = @Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey, Locked<Bool>) async -> Void
 
     /// A stream this peripheral produces for a central: the credits the central granted, the
     /// producer waiting for one, and the task pulling the source.
@@ -48,16 +66,22 @@ final class PeripheralHost: Sendable {
         var hosted: [UInt16: Hosted] = [:]
         var advertisedServices: [BluetoothUUID] = []
         var sessions: [SessionKey: Session] = [:]
-        var reassembler: Reassembler<SessionKey, ContinuousClock.Instant>
+        var reassembler: Reassembler<SessionKey, ElapsedInstant>
         /// Per session and compact slot, the call id of the message begun there (read from its
         /// first fragment), so a message refused part-way still gets an answer.
         var callsInSlots: [SessionKey: [UInt8: UInt32]] = [:]
-        var runner: (@Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey) async -> Void)?
+        /// Call characteristics whose hosting is being stopped: new calls and streams are refused.
+        var closing: Set<UInt16> = []
+        /// The current link of each central that sent requests, and the next link number.
+        var links: [UUID: UInt64] = [:]
+        var nextLink: UInt64 = 0
+        var runner: Runner?
     }
 
     init(manager: any PeripheralManager, configuration: BLEActorSystem.Configuration) {
         self.manager = manager
         self.configuration = configuration
+        self.clock = ElapsedClock(configuration.clock)
         let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
         state = Locked(State(reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
@@ -76,7 +100,7 @@ final class PeripheralHost: Sendable {
     }
 
     /// Who executes calls (the actor system, set once it exists).
-    func setRunner(_ runner: @escaping @Sendable (Hosted, MethodDefinition, [[UInt8]], UInt32, SessionKey) async -> Void) {
+    func setRunner(_ runner: @escaping Runner) {
         state.withLock { $0.runner = runner }
     }
 
@@ -106,15 +130,38 @@ final class PeripheralHost: Sendable {
         try await manager.startAdvertising(main, scanResponse: response)
     }
 
+    /// Stops advertising and hosting: every running call gets a
+    /// ``BLEActorSystemError/hostingStopped(_:)`` reply and is cancelled, every stream ends with
+    /// that error, and once the replies went out (or ``BLEActorSystem/Configuration/callTimeout``
+    /// passed) the services are removed.
     func stopHosting() async {
         await manager.stopAdvertising()
-        let services = state.withLock { state in
-            defer {
-                state.hosted.removeAll()
-                state.advertisedServices.removeAll()
-            }
-            return state.hosted.values.map(\.service)
+        let handles = state.withLock { state in
+            state.closing.formUnion(state.hosted.keys)
+            return Set(state.hosted.keys)
         }
+        await end(where: { handle, _ in handles.contains(handle) },
+                  streams: { hosted in .failure(BLEActorSystemError.hostingStopped(hosted.actor.id)) },
+                  calls: { hosted in BLEActorSystemError.hostingStopped(hosted.actor.id) })
+        let (services, tasks) = state.withLock { state -> ([PublishedService], [Task<Void, Never>]) in
+            var services: [PublishedService] = []
+            var tasks: [Task<Void, Never>] = []
+            for handle in handles {
+                if let hosted = state.hosted.removeValue(forKey: handle) { services.append(hosted.service) }
+                for key in state.sessions.keys where key.call == handle {
+                    let session = state.sessions.removeValue(forKey: key)
+                    tasks += session?.running.values.map(\.task) ?? []
+                    state.reassembler.removePeer(key)
+                    state.callsInSlots[key] = nil
+                }
+            }
+            state.closing.subtract(handles)
+            for service in services {
+                if let index = state.advertisedServices.firstIndex(of: service.uuid) { state.advertisedServices.remove(at: index) }
+            }
+            return (services, tasks)
+        }
+        for task in tasks { task.cancel() }
         for service in services { try? await manager.remove(service) }
     }
 
@@ -124,14 +171,18 @@ final class PeripheralHost: Sendable {
         switch event {
         case .writeRequests(let batch):
             await handle(batch)
+        case .centralConnected(let central):
+            // A new link: requests from now on belong to a new conversation.
+            _ = state.withLock { $0.links.removeValue(forKey: central) }
         case .centralDisconnected(let central, _):
             let (running, waiters) = state.withLock { state in
                 var tasks: [Task<Void, Never>] = []
                 var waiters: [CheckedContinuation<Bool, Never>] = []
+                state.links[central] = nil
                 for key in state.callsInSlots.keys where key.central == central { state.callsInSlots[key] = nil }
                 for key in state.sessions.keys where key.central == central {
                     guard let session = state.sessions.removeValue(forKey: key) else { continue }
-                    tasks += session.running.values
+                    tasks += session.running.values.map(\.task)
                     tasks += session.streams.values.compactMap(\.task)
                     waiters += session.streams.values.compactMap(\.waiter)
                     state.reassembler.removePeer(key)
@@ -150,8 +201,14 @@ final class PeripheralHost: Sendable {
 
     private func handle(_ batch: WriteRequests) async {
         var ours = false
+        let link = state.withLock { state -> UInt64 in
+            if let link = state.links[batch.central] { return link }
+            state.nextLink &+= 1
+            state.links[batch.central] = state.nextLink
+            return state.nextLink
+        }
         for request in batch.requests {
-            let key = SessionKey(central: batch.central, call: request.characteristic.valueHandle)
+            let key = SessionKey(central: batch.central, call: request.characteristic.valueHandle, link: link)
             guard state.withLock({ $0.hosted[key.call] != nil }) else { continue }
             ours = true
             guard request.offset == 0 else {
@@ -175,7 +232,7 @@ final class PeripheralHost: Sendable {
         let message: [UInt8]?
         do {
             message = try state.withLock { state throws(WireError) -> [UInt8]? in
-                let now = ContinuousClock.now
+                let now = clock.now
                 for expired in state.reassembler.expire(now: now) {
                     configuration.logger.warning("a request from \(expired.peer.central) timed out after \(expired.receivedBytes) bytes")
                 }

@@ -21,8 +21,11 @@ import Foundation
 /// - Cancellation: the caller stopping its iteration (or cancelling its task) cancels the
 ///   source's iteration on the peripheral; the source ending ends the caller's iteration.
 /// - A disconnection ends the caller's iteration with ``BleuCore/BleuError/disconnected(_:_:)``;
-///   a source that throws ends it with a ``RemoteCallError`` carrying the error's type name and
-///   message.
+///   a source that throws ends it with that error — as itself when it is `Codable` and its type
+///   exists on the caller's side, else as a ``RemoteCallError`` carrying the type name and
+///   message. The hosting side can end an actor's streams itself
+///   (``BLEActorSystem/endStreams(of:throwing:)``); stopping hosting ends them with
+///   ``BLEActorSystemError/hostingStopped(_:)``.
 ///
 /// A stream is consumed once, by one iterator.
 public struct BLEStream<Element: Codable & Sendable>: AsyncSequence, Codable, Sendable {

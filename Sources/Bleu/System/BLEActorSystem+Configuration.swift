@@ -29,8 +29,9 @@ extension BLEActorSystem {
         public var streamBufferLimit: Int
         /// Streams one central may have open on one hosted actor.
         public var maximumStreamsPerCentral: Int
-        /// When set, ``BLEActorSystem/discover(_:timeout:)`` returns once it found at least one
-        /// actor and nothing new turned up for this long, instead of scanning for the whole timeout.
+        /// ``BLEActorSystem/discover(_:timeout:count:)`` returns once it found at least one actor
+        /// and nothing new turned up for this long (default 1 s), instead of scanning for the
+        /// whole timeout; `nil` scans for the whole timeout (or until `count` actors were found).
         public var discoveryQuietPeriod: Duration?
         /// A local name to put in the scan response when there is room.
         public var localName: String?
@@ -46,7 +47,7 @@ extension BLEActorSystem {
                     maximumMessageSize: Int = 128 * 1024, maximumConcurrentCallsPerCentral: Int = 16,
                     maximumPendingCallsPerActor: Int = 64, maximumMethodsPerConnection: Int = 256,
                     streamBufferLimit: Int = 16, maximumStreamsPerCentral: Int = 8,
-                    discoveryQuietPeriod: Duration? = nil, localName: String? = nil, wireFormat: WireFormat = .compact,
+                    discoveryQuietPeriod: Duration? = .seconds(1), localName: String? = nil, wireFormat: WireFormat = .compact,
                     clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system")) {
             self.callTimeout = callTimeout
             self.connectionTimeout = connectionTimeout

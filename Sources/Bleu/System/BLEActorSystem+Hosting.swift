@@ -23,25 +23,44 @@ extension BLEActorSystem {
         try await host.host(actors)
     }
 
-    /// Stops advertising and stops hosting every advertised actor: its services are removed,
-    /// so centrals can no longer call it.
+    /// Stops advertising and stops hosting every advertised actor. Calls running on them are
+    /// cancelled and answered with ``BLEActorSystemError/hostingStopped(_:)``, their streams end
+    /// with that error; once the replies went out (or the call timeout passed) the services are
+    /// removed, so centrals can no longer call the actors.
     public func stopAdvertising() async {
         await host?.stopHosting()
     }
 
+    /// Ends every stream `actor` is producing, for every central, without stopping the actor:
+    /// each source's iteration is cancelled and each caller's iteration ends after the elements
+    /// already sent — normally, or by throwing `error` when one is given (as itself when it is
+    /// `Codable` and the caller knows its type, else as ``RemoteCallError``).
+    public func endStreams(of actor: some PeripheralActor, throwing error: (any Error)? = nil) async {
+        await host?.endStreams(of: actor.id, ending: error.map { .failure($0) } ?? .finished)
+    }
+
     /// Runs one request on the hosted actor through the distributed runtime.
     func execute(_ hosted: PeripheralHost.Hosted, _ definition: MethodDefinition, arguments: [[UInt8]], callID: UInt32,
-                 key: PeripheralHost.SessionKey) async {
+                 key: PeripheralHost.SessionKey, replied: Locked<Bool>) async {
         guard let host else { return }
         let streams = StreamRegistrar { try host.allocateStream(key: key) }
-        let handler = BLEResultHandler(callID: callID, encoder: configuration.encoder, streams: streams,
-                                       startStreams: { host.startStreams($0, key: key) },
+        let handler = BLEResultHandler(callID: callID, encoder: configuration.encoder, streams: streams, replied: replied,
+                                       startStreams: { host.startStreams($0, replied: $1, key: key) },
                                        send: { reply in await host.send(reply, key: key) })
         do {
             let substitutions = try Self.substitutions(of: definition, on: hosted.actor)
+            // The runtime decodes as many arguments as the method takes; more would go unread.
+            let expected = _getParameterCount(mangledMethodName: definition.target)
+            if expected >= 0, arguments.count != Int(expected) {
+                throw BLEActorSystemError.malformedRequest(
+                    "the call carries \(arguments.count) arguments; \(definition.target) takes \(expected)")
+            }
             var decoder = BLEInvocationDecoder(substitutions: substitutions, arguments: arguments, decoder: configuration.decoder)
             try await executeDistributedTarget(on: hosted.actor, target: RemoteCallTarget(definition.target),
                                                invocationDecoder: &decoder, handler: handler)
+            if let refusal = decoder.failure.withLock({ $0 }) {
+                configuration.logger.warning("call \(callID) from \(key.central) failed before the method ran: \(refusal)")
+            }
         } catch {
             let refusal: any Error
             switch error {

@@ -49,8 +49,8 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         self.configuration = configuration
         self.host = peripheralManager.map { PeripheralHost(manager: $0, configuration: configuration) }
         self.client = centralManager.map { CentralClient(manager: $0, configuration: configuration) }
-        host?.setRunner { [weak self] hosted, definition, arguments, id, key in
-            await self?.execute(hosted, definition, arguments: arguments, callID: id, key: key)
+        host?.setRunner { [weak self] hosted, definition, arguments, id, key, replied in
+            await self?.execute(hosted, definition, arguments: arguments, callID: id, key: key, replied: replied)
         }
     }
 
@@ -134,23 +134,14 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     /// The error a reply carries, as its own type when it is `Codable` and known here.
     private func remoteError(_ reply: Reply) -> any Error {
         switch reply {
-        case .error(_, let typeName, let bytes):
-            if let type = _typeByName(typeName) as? any (Error & Decodable).Type {
-                do {
-                    return try decodeError(type, from: bytes)
-                } catch {
-                    return RemoteCallError(typeName: String(reflecting: type), message: "the error could not be decoded: \(error)")
-                }
-            }
-            return RemoteCallError(typeName: typeName, message: "an error of a type unknown in this process")
+        case .error(_, let payload), .streamError(_, let payload):
+            return ErrorEnvelope.rebuild(payload, decoder: configuration.decoder)
         case .remoteError(_, let typeName, let message), .streamFailed(_, let typeName, let message):
             return RemoteCallError(typeName: typeName, message: message)
+        case .refused(_, let request, let reason):
+            return BLEActorSystemError.malformedRequest("the peripheral refused a request of kind 0x\(String(request, radix: 16)): \(reason)")
         default:
             return BLEActorSystemError.malformedRequest("unexpected reply \(reply)")
         }
-    }
-
-    private func decodeError<E: Error & Decodable>(_ type: E.Type, from bytes: [UInt8]) throws -> any Error {
-        try configuration.decoder.decode(E.self, from: bytes)
     }
 }

@@ -40,6 +40,16 @@ public struct DeviceMachine: Sendable, Hashable {
     public internal(set) var writeErrors = 0
     /// The token of the current timer; timers carrying another are stale.
     public internal(set) var timerToken: UInt64 = 0
+    /// The cool-down under way (circuit open or budget spent) and when it ends. A gate closing
+    /// during it suspends the device without forgetting it: when the gates open again before
+    /// its end, the device goes back to the cool-down rather than straight to an attempt.
+    public internal(set) var cooldown: Cooldown?
+
+    /// A cool-down and its end (time since the clock's origin).
+    public struct Cooldown: Sendable, Hashable {
+        public var reason: SuspensionReason
+        public var until: Duration
+    }
     /// The random source for jitter.
     public internal(set) var random: SeededRandomNumberGenerator
 
@@ -105,6 +115,7 @@ public struct DeviceMachine: Sendable, Hashable {
             protocolFailures = 0
             halfOpen = false
             writeErrors = 0
+            cooldown = nil
             return [cancelTimers(), .flushOutgoing]
         case .discoveryFailed(let failure):
             guard state == .discovering else { return [] }
@@ -150,10 +161,33 @@ public struct DeviceMachine: Sendable, Hashable {
         case .idle:
             return begin()
         case .suspended(let reason) where reason.isGate:
-            return begin()
+            return resume(now: now)
         default:
             return []
         }
+    }
+
+    /// Every gate is open again: back to a cool-down that has not ended, else an attempt (after
+    /// a cool-down that ended meanwhile, as when its timer fires).
+    private mutating func resume(now: Duration) -> [DeviceEffect] {
+        guard let cooldown else { return begin() }
+        if now < cooldown.until {
+            state = .suspended(cooldown.reason)
+            return [startTimer(.cooldown, deadline: cooldown.until)]
+        }
+        return endCooldown()
+    }
+
+    /// The cool-down is over: one trial attempt after an open circuit, a fresh budget after a
+    /// spent one.
+    private mutating func endCooldown() -> [DeviceEffect] {
+        switch cooldown?.reason {
+        case .circuitOpen?: halfOpen = true
+        case .budgetExhausted?: attempts = 0
+        default: break
+        }
+        cooldown = nil
+        return begin()
     }
 
     /// Moves to `suspended(reason)`, giving up the link and the timer.
@@ -214,15 +248,13 @@ public struct DeviceMachine: Sendable, Hashable {
             if halfOpen || protocolFailures >= max(1, policy.circuitBreakerThreshold) {
                 halfOpen = false
                 protocolFailures = 0  // the open circuit is the memory of them now
-                state = .suspended(.circuitOpen)
-                return [startTimer(.cooldown, deadline: now + policy.circuitCooldown)]
+                return startCooldown(.circuitOpen, until: now + policy.circuitCooldown)
             }
         }
         if fromReady { attempts = 0 }
         attempts += 1
         if attempts > max(1, policy.attemptBudget) {
-            state = .suspended(.budgetExhausted)
-            return [startTimer(.cooldown, deadline: now + policy.budgetCooldown)]
+            return startCooldown(.budgetExhausted, until: now + policy.budgetCooldown)
         }
         let fast = fromReady && failure == .transientLinkLoss
         let deadline = now + policy.delay(attempt: attempts, afterTransientLoss: fast, using: &random)
@@ -230,16 +262,18 @@ public struct DeviceMachine: Sendable, Hashable {
         return [startTimer(.backoff, deadline: deadline)]
     }
 
+    private mutating func startCooldown(_ reason: SuspensionReason, until deadline: Duration) -> [DeviceEffect] {
+        state = .suspended(reason)
+        cooldown = Cooldown(reason: reason, until: deadline)
+        return [startTimer(.cooldown, deadline: deadline)]
+    }
+
     private mutating func timerFired(_ timer: DeviceTimer, now: Duration) -> [DeviceEffect] {
         switch (state, timer) {
         case (.backingOff, .backoff):
             return begin()
-        case (.suspended(.circuitOpen), .cooldown):
-            halfOpen = true
-            return begin()
-        case (.suspended(.budgetExhausted), .cooldown):
-            attempts = 0
-            return begin()
+        case (.suspended(.circuitOpen), .cooldown), (.suspended(.budgetExhausted), .cooldown):
+            return endCooldown()
         case (.discovering, .discovery):
             return [.cancelConnection] + fail(.transientLinkLoss, fromReady: false, now: now)
         default:

@@ -8,7 +8,7 @@ import Foundation
 /// | `bleu_fleet_state` | gauge | the state, as ``DeviceState/metricValue`` |
 /// | `bleu_fleet_time_in_state` | timer, `state` | how long each stay in a state lasted |
 /// | `bleu_fleet_reconnect_attempts` | counter | attempts begun after a failure or a suspension |
-/// | `bleu_fleet_next_attempt_seconds` | gauge | when backing off: the delay to the next attempt |
+/// | `bleu_fleet_next_attempt_seconds` | gauge | when backing off: the delay to the next attempt; 0 once the backoff ended |
 /// | `bleu_fleet_queue_depth` | gauge, `qos` | messages queued or in flight per class |
 /// | `bleu_fleet_writes` | counter, `type` | writes by type (`with_response`, `without_response`) |
 /// | `bleu_fleet_errors` | counter, `class` | failures by ``FailureClass`` |
@@ -53,6 +53,8 @@ final class DeviceMetrics: Sendable {
         }
         if case .backingOff(_, let deadline) = after {
             nextAttempt.record(Double((deadline - now).nanoseconds) / 1e9)
+        } else if case .backingOff = before {
+            nextAttempt.record(0)  // no attempt is scheduled any more
         }
     }
 

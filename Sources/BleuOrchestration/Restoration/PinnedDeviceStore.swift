@@ -17,9 +17,20 @@ public struct JSONFilePinnedDeviceStore: PinnedDeviceStore {
     /// The file.
     public let url: URL
 
-    /// A store in `url`; the file is created on the first save.
+    /// A store in `url`; the file (and its directory) is created on the first save.
     public init(url: URL) {
         self.url = url
+    }
+
+    /// The usual place for an app's pinned devices: `pinned-devices.json` in a folder `name`
+    /// of the user's Application Support directory (on Linux `$XDG_DATA_HOME`, by default
+    /// `~/.local/share`). Give each app (or each fleet of an app) its own `name`.
+    /// - Throws: when the system has no Application Support directory for the user.
+    public static func applicationSupport(named name: String) throws -> JSONFilePinnedDeviceStore {
+        let base = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask,
+                                               appropriateFor: nil, create: false)
+        return JSONFilePinnedDeviceStore(url: base.appendingPathComponent(name, isDirectory: true)
+            .appendingPathComponent("pinned-devices.json"))
     }
 
     public func load() throws -> Set<UUID> {
@@ -32,6 +43,7 @@ public struct JSONFilePinnedDeviceStore: PinnedDeviceStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data = try encoder.encode(Contents(pinned: pinned.sorted { $0.uuidString < $1.uuidString }))
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: url, options: .atomic)
     }
 }

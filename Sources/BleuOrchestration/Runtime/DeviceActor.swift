@@ -20,6 +20,8 @@ actor DeviceActor {
     private var operation: Task<Void, Never>?
     private var generation: UInt64 = 0
     private var timer: Task<Void, Never>?
+    /// The token of the timer armed now (it has not fired and was not cancelled).
+    private var armedToken: UInt64?
     private var readers: [Task<Void, Never>] = []
     private var attemptStarted: Duration?
     private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
@@ -40,6 +42,9 @@ actor DeviceActor {
 
     var state: DeviceState { machine.state }
     var snapshot: DeviceMachine { machine }
+    /// Whether a timer of the machine is armed: without one (and without an operation under
+    /// way) the device does nothing until an event comes.
+    var hasArmedTimer: Bool { armedToken != nil }
 
     /// Feeds one event to the machine and executes the effects.
     func handle(_ event: DeviceEvent) {
@@ -145,20 +150,30 @@ actor DeviceActor {
         case .startTimer(let kind, let deadline, let token):
             timer?.cancel()
             let clock = clock
+            armedToken = token
             timer = Task { [weak self] in
                 do {
                     try await clock.sleep(until: deadline)
                 } catch {
                     return
                 }
-                await self?.handle(.timerFired(kind, token: token))
+                await self?.fire(kind, token: token)
             }
         case .cancelTimers:
             timer?.cancel()
             timer = nil
+            armedToken = nil
         case .flushOutgoing:
             hooks.flush(id)
         }
+    }
+
+    private func fire(_ kind: DeviceTimer, token: UInt64) {
+        if armedToken == token {
+            armedToken = nil
+            timer = nil
+        }
+        handle(.timerFired(kind, token: token))
     }
 
     /// Runs a radio operation after the ones before it; its result is an event, dropped if a

@@ -10,6 +10,8 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var maximumConnectionAttempts: Int
     /// How long one connection attempt may take once it has a slot.
     public var connectTimeout: Duration
+    /// How long resolving a device the central does not know may scan for it.
+    public var scanTimeout: Duration
     /// Backoff, budget, circuit breaker and discovery timeout of every device.
     public var backoff: BackoffPolicy
     /// The outgoing queues of every device.
@@ -17,12 +19,13 @@ public struct FleetConfiguration: Sendable, Hashable {
 
     /// A configuration; each parameter sets the property of the same name.
     public init(profile: DeviceProfile, pool: PoolPolicy = PoolPolicy(), maximumConnectionAttempts: Int = 4,
-                connectTimeout: Duration = .seconds(10), backoff: BackoffPolicy = .default,
+                connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(10), backoff: BackoffPolicy = .default,
                 scheduler: SchedulerLimits = SchedulerLimits()) {
         self.profile = profile
         self.pool = pool
         self.maximumConnectionAttempts = maximumConnectionAttempts
         self.connectTimeout = connectTimeout
+        self.scanTimeout = scanTimeout
         self.backoff = backoff
         self.scheduler = scheduler
     }

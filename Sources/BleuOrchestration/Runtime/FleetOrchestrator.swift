@@ -11,7 +11,8 @@ import CoreMetrics
 /// cap of simultaneous attempts. Time comes from the injected clock, randomness from the seed.
 ///
 /// ```swift
-/// let fleet = FleetOrchestrator(central: central, configuration: FleetConfiguration(profile: profile))
+/// let fleet = FleetOrchestrator(central: central, configuration: FleetConfiguration(profile: profile),
+///                               store: try JSONFilePinnedDeviceStore.applicationSupport(named: "MyApp"))
 /// await fleet.pin(sensorID)
 /// await fleet.start()
 /// for await event in fleet.events() { ... }
@@ -28,7 +29,7 @@ public actor FleetOrchestrator {
     private let clock: OrchestratorClock
     private let logger: Logger
     private let metricsFactory: any MetricsFactory
-    private let store: (any PinnedDeviceStore)?
+    private let store: any PinnedDeviceStore
     private let restorationTimeout: Duration
     private var restorationTimer: Task<Void, Never>?
     private let broadcaster = EventBroadcaster<FleetEvent>()
@@ -53,12 +54,16 @@ public actor FleetOrchestrator {
     ///   - logger: where structured logs go; each carries the session and device identifiers.
     ///   - metrics: where metrics go; `nil` uses the process's `MetricsSystem`.
     ///   - store: where pinned identifiers persist; ``start()`` pins what it holds, and every
-    ///     pin and unpin saves.
+    ///     pin and unpin saves. The usual choice is a JSON file,
+    ///     ``JSONFilePinnedDeviceStore/applicationSupport(named:)`` (or a file of your own with
+    ///     ``JSONFilePinnedDeviceStore/init(url:)``); ``InMemoryPinnedDeviceStore`` keeps them
+    ///     for the process's lifetime only (tests). There is no default, so pinned devices never
+    ///     land in a file the app did not choose.
     ///   - restorationTimeout: with a central that has a restore identifier, how long
     ///     ``start()`` waits for its restoration before connecting anew.
     public init<C: Clock>(central: any CentralManager, configuration: FleetConfiguration, clock: C,
                           seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet"),
-                          metrics: (any MetricsFactory)? = nil, store: (any PinnedDeviceStore)? = nil,
+                          metrics: (any MetricsFactory)? = nil, store: any PinnedDeviceStore,
                           restorationTimeout: Duration = .seconds(1)) where C.Duration == Duration {
         let seed = seed ?? UInt64.random(in: .min ... .max)
         self.seed = seed
@@ -73,13 +78,16 @@ public actor FleetOrchestrator {
         self.store = store
         self.restorationTimeout = restorationTimeout
         self.radio = RadioOwner(central: central, maximumAttempts: configuration.maximumConnectionAttempts,
-                                connectTimeout: configuration.connectTimeout)
+                                connectTimeout: configuration.connectTimeout, scanService: configuration.profile.service,
+                                scanTimeout: configuration.scanTimeout, clock: self.clock)
     }
 
-    /// Creates an orchestrator timed by the continuous clock.
+    /// Creates an orchestrator timed by the continuous clock; see
+    /// ``init(central:configuration:clock:seed:logger:metrics:store:restorationTimeout:)``.
     public init(central: any CentralManager, configuration: FleetConfiguration, seed: UInt64? = nil,
-                logger: Logger = Logger(label: "bleu.fleet")) {
-        self.init(central: central, configuration: configuration, clock: ContinuousClock(), seed: seed, logger: logger)
+                logger: Logger = Logger(label: "bleu.fleet"), store: any PinnedDeviceStore) {
+        self.init(central: central, configuration: configuration, clock: ContinuousClock(), seed: seed, logger: logger,
+                  store: store)
     }
 
     deinit {
@@ -114,6 +122,13 @@ public actor FleetOrchestrator {
     /// to the same device (always 0 unless the engine is broken).
     public var radioStatistics: (attempts: Int, peak: Int, overlapping: Int) {
         get async { await (radio.attemptCount, radio.peakAttempts, radio.overlappingAttempts) }
+    }
+
+    /// How many devices have a timer armed now (each device's events so far handled in full).
+    func armedTimers() async -> Int {
+        var count = 0
+        for device in devices.values where await device.hasArmedTimer { count += 1 }
+        return count
     }
 
     // MARK: Sending
@@ -151,18 +166,16 @@ public actor FleetOrchestrator {
     public func start() async {
         guard !running else { return }
         running = true
-        if let store {
-            do {
-                let saved = try store.load()
-                for id in saved.subtracting(pinned) {
-                    pinned.insert(id)
-                    _ = await actor(for: id)
-                }
-            } catch {
-                logger.error("could not load the pinned devices; starting without them", metadata: ["error": "\(error)"])
+        do {
+            let saved = try store.load()
+            for id in saved.subtracting(pinned) {
+                pinned.insert(id)
+                _ = await actor(for: id)
             }
-            await applyPolicy()
+        } catch {
+            logger.error("could not load the pinned devices; starting without them", metadata: ["error": "\(error)"])
         }
+        await applyPolicy()
         logger.info("fleet starting", metadata: ["pinned": "\(pinned.count)", "pooled": "\(candidates.count)"])
         if radio.central.restoreIdentifier != nil && !restoring {
             restoring = true
@@ -193,6 +206,12 @@ public actor FleetOrchestrator {
     /// Stops and ends every task; the orchestrator cannot be used afterwards.
     public func shutdown() async {
         await stop()
+        await endTasks()
+    }
+
+    /// Ends every task without stopping first, so links stay as they are — what an app that
+    /// goes away leaves behind for state restoration (tests use it to stand for that).
+    func endTasks() async {
         restorationTimer?.cancel()
         await radio.stopEvents()
         for device in devices.values { await device.shutdown() }
@@ -241,7 +260,7 @@ public actor FleetOrchestrator {
 
     private func save() {
         do {
-            try store?.save(pinned)
+            try store.save(pinned)
         } catch {
             logger.error("could not save the pinned devices", metadata: ["error": "\(error)"])
         }
@@ -336,8 +355,10 @@ public actor FleetOrchestrator {
             radioState = state
             for device in devices.values { await device.handle(.centralStateChanged(state)) }
         case .disconnected(let id, let reason):
-            // A local termination is always this engine's own cancel, already handled.
-            guard reason != .localHostTerminated else { return }
+            // This engine's own cancel was handled when it was made. Anything else — a lost
+            // link, or one cancelled by someone else on the central (a local termination too) —
+            // must not leave a device ready on a dead link.
+            if await radio.takeOwnDisconnect(id) { return }
             await devices[id]?.handle(.disconnected(FailureClass.classify(reason)))
         case .readyToSendWriteWithoutResponse(let id):
             await devices[id]?.handle(.readyToSend)

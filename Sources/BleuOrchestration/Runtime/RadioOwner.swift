@@ -22,11 +22,28 @@ actor RadioOwner {
     private(set) var peakAttempts = 0
     /// Attempts started so far.
     private(set) var attemptCount = 0
+    /// Disconnections this owner caused by cancelling a connected link, not reported yet.
+    private var ownDisconnects: [UUID: Int] = [:]
 
-    init(central: any CentralManager, maximumAttempts: Int, connectTimeout: Duration) {
+    // The scan that resolves peripherals the central does not know (RadioOwner+Scan.swift).
+    let scanService: BluetoothUUID
+    let scanTimeout: Duration
+    let clock: OrchestratorClock
+    var scanWaiters: [UUID: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+    var seenInScan: Set<UUID> = []
+    var scanning = false
+    var scanGeneration: UInt64 = 0
+    var scanTask: Task<Void, Never>?
+    var nextScanTicket: UInt64 = 0
+
+    init(central: any CentralManager, maximumAttempts: Int, connectTimeout: Duration, scanService: BluetoothUUID,
+         scanTimeout: Duration, clock: OrchestratorClock) {
         self.central = central
         self.maximumAttempts = max(1, maximumAttempts)
         self.connectTimeout = connectTimeout
+        self.scanService = scanService
+        self.scanTimeout = scanTimeout
+        self.clock = clock
     }
 
     /// Starts forwarding the central's events to `route`, in order.
@@ -43,11 +60,14 @@ actor RadioOwner {
         eventTask = nil
     }
 
-    /// Resolves a peripheral: whether the central knows it (seen in a scan, connected before,
-    /// bonded or restored) and so can connect without scanning.
+    /// Resolves a peripheral: retrieved when the central knows it (seen in a scan, connected
+    /// before, bonded or restored), else looked for in a scan for the profile's service (shared
+    /// by every device resolving at the time) for at most the scan timeout.
+    /// - Throws: ``BleuCore/BleuError/peripheralNotFound(_:)`` when the scan did not hear it.
     func resolve(_ id: UUID) async throws {
         let known = await central.retrievePeripherals(withIdentifiers: [id])
-        guard known.contains(where: { $0.id == id }) else { throw BleuError.peripheralNotFound(id) }
+        if known.contains(where: { $0.id == id }) { return }
+        try await scan(for: id)
     }
 
     /// Connects, after waiting for a slot under the cap.
@@ -60,18 +80,19 @@ actor RadioOwner {
         try await central.connect(id, timeout: connectTimeout)
     }
 
-    /// Cancels a connection or an attempt.
+    /// Cancels a connection or an attempt. Cancelling a connected link is remembered, so the
+    /// disconnection it causes is told apart from one caused by anything else on the central.
     func cancel(_ id: UUID) async {
+        if await central.isConnected(id) { ownDisconnects[id, default: 0] += 1 }
         await central.cancelConnection(id)
     }
 
-    /// Scans (ending any running scan).
-    func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> {
-        try await central.scan(options)
-    }
-
-    func stopScan() async {
-        await central.stopScan()
+    /// Whether a disconnection of `id` is the one a ``cancel(_:)`` of this owner caused (each
+    /// counts once). Any other — a link lost, or cancelled by someone else on the central — is news.
+    func takeOwnDisconnect(_ id: UUID) -> Bool {
+        guard let count = ownDisconnects[id] else { return false }
+        ownDisconnects[id] = count > 1 ? count - 1 : nil
+        return true
     }
 
     /// The number of attempts under way now.

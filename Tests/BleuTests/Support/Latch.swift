@@ -41,8 +41,10 @@ distributed actor BlockingActor: PeripheralActor {
 }
 
 /// A protocol with a generic method, which the runtime cannot execute through the stub.
+/// Public, as `@Resolvable` protocols must be for release builds without `-enable-testing`
+/// (the release test run enables testing, which would hide an internal one's problem).
 @Resolvable
-protocol Wrapping: PeripheralActor {
+public protocol Wrapping: PeripheralActor {
     distributed func wrap<T: Codable & Sendable>(_ value: T) async throws -> [T]
     distributed func name() async throws -> String
 }
