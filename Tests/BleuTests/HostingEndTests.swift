@@ -53,12 +53,7 @@ struct HostingEndTests {
         }
         #expect(try await iterator.next() == nil)
         // The source was cancelled before the end was sent; it notices at its next step.
-        var ended = 0
-        for _ in 0..<1000 where ended == 0 {
-            ended = try await host.endedSources()
-            await Task.yield()
-        }
-        #expect(ended == 1)
+        #expect(try await waitForEndedSources(of: host) == 1)
     }
 
     @Test("endStreams(of:throwing:) ends each caller's iteration with the error, as itself when Codable")

@@ -85,12 +85,7 @@ struct StreamTests {
             #expect(reason == .localHostTerminated)
         }
         // The peripheral's source stopped (its ended count is read locally).
-        var ended = 0
-        for _ in 0..<1000 where ended == 0 {
-            ended = try await host.endedSources()
-            await Task.yield()
-        }
-        #expect(ended == 1)
+        #expect(try await waitForEndedSources(of: host) == 1)
     }
 
     @Test("several centrals call and stream from one peripheral at once, each getting its own replies")
