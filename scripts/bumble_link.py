@@ -8,8 +8,11 @@ process.
 
     bumble_link.py [--peer advertise|central] [--peer-address D0:00:00:00:00:02] [--name NAME]
                    [--target ADDRESS] [--write-uuid UUID --write-value HEX] [--l2cap-psm PSM]
+                   [--more-controllers N]
 
-Prints one JSON line when ready: {"port_a": A, "port_b": B, "peer": ADDRESS-or-null, "psm": PSM-or-null}.
+Prints one JSON line when ready: {"port_a": A, "port_b": B, "more_ports": [...], "peer": ADDRESS-or-null,
+"psm": PSM-or-null}. `--more-controllers N` puts N more controllers on the same link (several
+centrals against one peripheral).
 With `--peer advertise` the peer also serves GATT and an L2CAP channel (scripts/bumble_peers.py)
 and prints a JSON line for each write it receives.
 With `--peer central` the peer then connects to --target (a random address), exchanges MTU,
@@ -113,11 +116,12 @@ async def main():
     parser.add_argument('--peer-address', default='D0:00:00:00:00:02')
     parser.add_argument('--name', default='bleu-peer')
     parser.add_argument('--l2cap-psm', type=lambda text: int(text, 0), default=None)
+    parser.add_argument('--more-controllers', type=int, default=0)
     args = parser.parse_args()
 
     link = LocalLink()
     model_scan_responses(link)
-    sockets = [loopback_socket(), loopback_socket()]
+    sockets = [loopback_socket() for _ in range(2 + args.more_controllers)]
     ports = [s.getsockname()[1] for s in sockets]
     transports = []
     for index, sock in enumerate(sockets):
@@ -141,7 +145,7 @@ async def main():
     else:
         psm = None
 
-    print(json.dumps({'port_a': ports[0], 'port_b': ports[1],
+    print(json.dumps({'port_a': ports[0], 'port_b': ports[1], 'more_ports': ports[2:],
                       'peer': str(peer.random_address) if peer else None, 'psm': psm}), flush=True)
     if args.peer == 'central':
         try:

@@ -45,3 +45,36 @@ struct ActorsOverHCITests {
         await pair.stop()
     }
 }
+
+@Suite("Interop: several centrals on one HCI peripheral", .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
+       .timeLimit(.minutes(1)))
+struct SeveralCentralsOverHCITests {
+    @Test("three centrals on their own controllers connect to one peripheral, which keeps advertising after each connection, and call it at once")
+    func threeCentrals() async throws {
+        let link = try await BumbleLink.start(extra: ["--more-controllers", "2"])
+        defer { link.stop() }
+        let peripheralRadio = try await RadioPair.radio(port: link.portB, name: "peripheral")
+        let configuration = BLEActorSystem.Configuration.fast
+        let host = BLEActorSystem(peripheralManager: HCIPeripheralManager(radio: peripheralRadio), configuration: configuration)
+        let counter = CounterActor(actorSystem: host)
+        try await host.startAdvertising(counter)
+        var radios: [HCIRadio] = []
+        for port in [link.portA] + link.morePorts { radios.append(try await RadioPair.radio(port: port, name: "central")) }
+        let systems = radios.map { BLEActorSystem(centralManager: HCICentralManager(radio: $0), configuration: configuration) }
+        #expect(systems.count == 3)
+        var remotes: [CounterActor] = []
+        for system in systems {  // one after another: a controller stops advertising on a connection; the radio resumes it
+            remotes.append(try await system.connect(to: counter.id, as: CounterActor.self))
+        }
+        let results = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for remote in remotes {
+                group.addTask { var seen: [Int] = []; for _ in 0..<10 { seen.append(try await remote.increment()) }; return seen }
+            }
+            return try await group.reduce(into: [Int]()) { $0 += $1 }
+        }
+        #expect(results.sorted() == Array(1...30), "every call ran once, each caller got its own replies")
+        #expect(try await counter.current() == 30)
+        for radio in radios { await radio.stop() }
+        await peripheralRadio.stop()
+    }
+}

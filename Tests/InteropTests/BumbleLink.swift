@@ -22,9 +22,11 @@ final class BumbleLink: Sendable {
     let peer: BluetoothAddress?
     /// The PSM of the advertising peer's echo channel.
     let psm: UInt16?
+    /// Ports of the controllers beyond A and B (`--more-controllers`).
+    let morePorts: [Int]
 
     private init(process: Process, input: Pipe, output: FileHandle, pending: Data, portA: Int, portB: Int, peer: BluetoothAddress?,
-                 psm: UInt16?) {
+                 psm: UInt16?, morePorts: [Int]) {
         self.process = process
         self.input = input
         self.output = output
@@ -33,6 +35,7 @@ final class BumbleLink: Sendable {
         self.portB = portB
         self.peer = peer
         self.psm = psm
+        self.morePorts = morePorts
     }
 
     static var script: URL {
@@ -67,7 +70,8 @@ final class BumbleLink: Sendable {
         }
         let peer = (object["peer"] as? String).flatMap { BluetoothAddress(string: $0) }
         return BumbleLink(process: process, input: input, output: output.fileHandleForReading, pending: buffer,
-                          portA: a, portB: b, peer: peer, psm: (object["psm"] as? Int).map { UInt16($0) })
+                          portA: a, portB: b, peer: peer, psm: (object["psm"] as? Int).map { UInt16($0) },
+                          morePorts: object["more_ports"] as? [Int] ?? [])
     }
 
     /// Reads one line (blocking), keeping what follows it in `buffer`.
