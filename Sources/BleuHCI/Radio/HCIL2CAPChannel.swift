@@ -42,14 +42,24 @@ struct ChannelState {
     var channel: CreditBasedChannel
     let psm: UInt16
     let peer: UUID
-    /// Complete SDUs the application has not read yet, with the credits owed for each.
-    var sdus: [(data: Data, frames: Int)] = []
+    /// Complete SDUs the application has not read yet; each owes the peer one credit.
+    var sdus: [Data] = []
     var reader: CheckedContinuation<Data?, any Error>?
     var creditWaiters: [CheckedContinuation<Void, any Error>] = []
     var sending = false
     var sendWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Set once the channel is closed: `nil` error for an orderly close.
-    var ended: (any Error)??
+    var end = ChannelEnd.open
+}
+
+/// Whether a channel is open, closed in order, or ended by an error.
+enum ChannelEnd {
+    case open
+    case closed
+    case failed(any Error)
+
+    var isOpen: Bool {
+        if case .open = self { true } else { false }
+    }
 }
 
 /// A signalling request waiting for its response.

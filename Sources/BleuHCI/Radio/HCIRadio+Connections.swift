@@ -21,7 +21,7 @@ extension HCIRadio {
         if let link = centralLink(peer), link.isReady { return }
         guard let entry = peers.entry(peer) else { throw BleuError.peripheralNotFound(peer) }
         if let handle = centralLink(peer)?.handle {  // set up by another caller right now
-            try await waitForSetup(handle)
+            try await waitForSetup(handle, of: peer)
             return
         }
         guard links.count < configuration.maxConnections else {
@@ -30,7 +30,7 @@ extension HCIRadio {
         await acquireConnectSlot()
         defer { releaseConnectSlot() }
         if let link = centralLink(peer) {  // connected while we waited for the slot
-            if !link.isReady { try await waitForSetup(link.handle) }
+            if !link.isReady { try await waitForSetup(link.handle, of: peer) }
             return
         }
         try requirePoweredOn()
@@ -65,7 +65,7 @@ extension HCIRadio {
         } onCancel: {
             Task { await self.cancelAttempt(id, because: .cancelled) }
         }
-        try await waitForSetup(handle)
+        try await waitForSetup(handle, of: peer)
     }
 
     private func acquireConnectSlot() async {
@@ -112,8 +112,8 @@ extension HCIRadio {
     }
 
     /// Waits until a new central link finished its setup (or failed).
-    private func waitForSetup(_ handle: UInt16) async throws {
-        guard let link = links[handle] else { throw BleuError.notConnected(UUID()) }
+    private func waitForSetup(_ handle: UInt16, of peer: UUID) async throws {
+        guard let link = links[handle] else { throw BleuError.notConnected(peer) }
         if link.isReady { return }
         try await withCheckedThrowingContinuation { setupWaiters[handle, default: []].append($0) }
     }
@@ -145,8 +145,7 @@ extension HCIRadio {
             }
             return
         }
-        let peer = peers.identify(event.peerAddress, type: event.peerAddressType,
-                                  isProtected: { [links] id in links.values.contains { $0.peer == id } })
+        let peer = identifyPeer(event.peerAddress, type: event.peerAddressType)
         let handle = event.handle
         let bearer = ATTBearer(clock: clock, timeout: configuration.attTimeout) { [weak self] bytes in
             guard let self else { throw BleuError.notConnected(peer) }

@@ -24,7 +24,7 @@ extension HCIRadio {
             guard let pending = pendingChannelOpens.removeValue(forKey: PendingSignal(handle: handle, identifier: signal.identifier))
             else { return }
             guard result == 0 else {
-                pending.continuation.resume(throwing: Self.channelRefusal(result, psm: pending.psm))
+                pending.continuation.resume(throwing: Self.channelRefusal(result, psm: pending.psm, peer: link.peer))
                 return
             }
             guard Self.dynamicCIDs.contains(destinationCID), mtu >= 23, (23...65533).contains(mps) else {
@@ -168,13 +168,13 @@ extension HCIRadio {
             operation: "opening an L2CAP channel (no answer from the peripheral)"))
     }
 
-    static func channelRefusal(_ result: UInt16, psm: UInt16) -> BleuError {
+    static func channelRefusal(_ result: UInt16, psm: UInt16, peer: UUID) -> BleuError {
         switch result {
         case 0x0002: .notSupported("the peripheral has no L2CAP channel published on PSM 0x\(hex4(psm))")
         case 0x0004: .limitReached("the peripheral has no resources for another L2CAP channel")
         case 0x0005, 0x0006, 0x0007, 0x0008:
             .pairingFailed("the peripheral's channel on PSM 0x\(hex4(psm)) needs a secure link (result 0x\(hex4(result)))")
-        default: .connectionFailed(UUID(), reason: "the peripheral refused the L2CAP channel (result 0x\(hex4(result)))")
+        default: .connectionFailed(peer, reason: "the peripheral refused the L2CAP channel (result 0x\(hex4(result)))")
         }
     }
 
@@ -182,24 +182,23 @@ extension HCIRadio {
 
     func channelFrameReceived(_ payload: [UInt8], cid: UInt16, on handle: UInt16) {
         let key = ChannelKey(handle: handle, cid: cid)
-        guard var state = channels[key], state.ended == nil else { return }
+        guard var state = channels[key], state.end.isOpen else { return }
         do {
             // A K-frame that does not end an SDU gets its credit back at once (the partial SDU is
             // bounded by our MTU); the one that ends it, once the application took the SDU — so
             // complete SDUs waiting for the application are bounded by our credits.
-            guard let (sdu, frames) = try state.channel.receive(payload) else {
+            guard let (sdu, _) = try state.channel.receive(payload) else {
                 channels[key] = state
                 returnCredits(1, key: key)
                 return
             }
-            _ = frames
             if let reader = state.reader {
                 state.reader = nil
                 channels[key] = state
                 returnCredits(1, key: key)
                 reader.resume(returning: Data(sdu))
             } else {
-                state.sdus.append((Data(sdu), 1))
+                state.sdus.append(Data(sdu))
                 channels[key] = state
             }
         } catch {
@@ -209,7 +208,7 @@ extension HCIRadio {
     }
 
     private func returnCredits(_ credits: Int, key: ChannelKey) {
-        guard credits > 0, var state = channels[key], state.ended == nil else { return }
+        guard credits > 0, var state = channels[key], state.end.isOpen else { return }
         state.channel.grantReceiveCredits(credits)
         channels[key] = state
         sendSignal(L2CAPSignal(identifier: signalIdentifier(on: key.handle),
@@ -222,13 +221,17 @@ extension HCIRadio {
         if !state.sdus.isEmpty {
             let next = state.sdus.removeFirst()
             channels[key] = state
-            returnCredits(next.frames, key: key)
-            return next.data
+            returnCredits(1, key: key)
+            return next
         }
-        if let ended = state.ended {
+        switch state.end {
+        case .open: break
+        case .closed:
             channels[key] = nil
-            if let error = ended { throw error }
             return nil
+        case .failed(let error):
+            channels[key] = nil
+            throw error
         }
         guard state.reader == nil else { throw BleuError.invalidState("an L2CAP channel's incoming data has one reader") }
         return try await withCheckedThrowingContinuation { continuation in
@@ -238,7 +241,7 @@ extension HCIRadio {
     }
 
     func channelSend(_ key: ChannelKey, _ data: Data) async throws {
-        guard let state = channels[key], state.ended == nil else { throw BleuError.invalidState("the L2CAP channel is closed") }
+        guard let state = channels[key], state.end.isOpen else { throw BleuError.invalidState("the L2CAP channel is closed") }
         guard let segments = state.channel.segments(of: Array(data)) else {
             throw BleuError.valueTooLong(length: data.count, maximum: state.channel.remoteMTU)
         }
@@ -252,7 +255,7 @@ extension HCIRadio {
         }
         for segment in segments {
             while true {
-                guard var state = channels[key], state.ended == nil else { throw channelEndError(key) }
+                guard var state = channels[key], state.end.isOpen else { throw channelEndError(key) }
                 if state.channel.spendCredit() {
                     channels[key] = state
                     break
@@ -267,13 +270,13 @@ extension HCIRadio {
     }
 
     private func channelEndError(_ key: ChannelKey) -> any Error {
-        if case let .some(.some(error)) = channels[key]?.ended { return error }
+        if case .failed(let error) = channels[key]?.end { return error }
         return BleuError.invalidState("the L2CAP channel is closed")
     }
 
     /// Closes a channel from this side: Disconnection Request, and the channel ends here at once.
     func channelClose(_ key: ChannelKey) {
-        guard let state = channels[key], state.ended == nil else { return }
+        guard let state = channels[key], state.end.isOpen else { return }
         if links[key.handle] != nil {
             sendSignal(L2CAPSignal(identifier: signalIdentifier(on: key.handle), .disconnectionRequest(
                 destinationCID: state.channel.remoteCID, sourceCID: key.cid)), on: key.handle)
@@ -293,8 +296,8 @@ extension HCIRadio {
 
     /// Ends a channel: waiting senders fail, the reader gets what is buffered, then the end.
     func endChannel(_ key: ChannelKey, error: (any Error)?) {
-        guard var state = channels[key], state.ended == nil else { return }
-        state.ended = .some(error)
+        guard var state = channels[key], state.end.isOpen else { return }
+        state.end = error.map { .failed($0) } ?? .closed
         let waiters = state.creditWaiters
         state.creditWaiters = []
         let reader = state.reader

@@ -77,8 +77,7 @@ extension HCIRadio {
     private func publish(_ found: [ScanCollector.Found]) {
         guard let session = scan else { return }
         for item in found {
-            let id = peers.identify(item.address, type: item.addressType, name: item.data.localName,
-                                    isProtected: { [links] id in links.values.contains { $0.peer == id } })
+            let id = identifyPeer(item.address, type: item.addressType, name: item.data.localName)
             session.continuation.yield(Advertisement(peripheral: id, data: item.data, rssi: item.rssi,
                                                      isConnectable: item.isConnectable))
         }

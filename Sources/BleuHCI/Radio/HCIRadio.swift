@@ -165,7 +165,13 @@ public actor HCIRadio {
     /// The identifier of the peer at `address`, so it can be connected without a scan (when its
     /// address type is known).
     public func identify(_ address: BluetoothAddress, type: AddressType) -> UUID {
-        peers.identify(address, type: type, isProtected: { [links] id in links.values.contains { $0.peer == id } })
+        identifyPeer(address, type: type)
+    }
+
+    /// The peer's identifier, remembering it (and its name); connected peers are never forgotten
+    /// to make room in the directory.
+    func identifyPeer(_ address: BluetoothAddress, type: AddressType, name: String? = nil) -> UUID {
+        peers.identify(address, type: type, name: name, isProtected: { [links] id in links.values.contains { $0.peer == id } })
     }
 
     /// The radio's state: unknown before ``start()``, powered on while the controller runs,
