@@ -76,7 +76,11 @@ struct RadioLinkLayerTests {
         }
         let silent = Task { try await harness.radio.setPHY(of: id, preferring: .le2M) }
         while await harness.radio.procedureWaiters.isEmpty { await Task.yield() }  // accepted, now waiting for the event
-        harness.clock.advance(by: .seconds(10))
+        // Move virtual time on until the wait gives up (its timer may not be asleep yet at first).
+        while await !harness.radio.procedureWaiters.isEmpty {
+            harness.clock.advance(by: .seconds(10))
+            await Task.yield()
+        }
         await #expect(throws: BleuError.timeout(operation: "the PHY update (no report from the controller within 10.0 seconds)")) {
             try await silent.value
         }
