@@ -50,21 +50,23 @@ extension CentralClient {
                 if (try? await clock.sleep(for: quiet)) != nil { sink.yield(.quiet(generation)) }
             })
         }
+        func setUp(_ peripheral: UUID) {
+            connecting += 1
+            quietGeneration += 1
+            tasks.append(Task {
+                do {
+                    let link = try await self.linkRetrying(peripheral)
+                    sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
+                } catch {
+                    sink.yield(.failed(peripheral, error))
+                }
+            })
+        }
         loop: for await event in events {
             switch event {
             case .advertisement(let advertisement):
                 guard advertisement.isConnectable, seen.insert(advertisement.peripheral).inserted else { continue }
-                connecting += 1
-                quietGeneration += 1
-                let peripheral = advertisement.peripheral
-                tasks.append(Task {
-                    do {
-                        let link = try await self.linkRetrying(peripheral)
-                        sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
-                    } catch {
-                        sink.yield(.failed(peripheral, error))
-                    }
-                })
+                setUp(advertisement.peripheral)
             case .linked(_, let actors):
                 connecting -= 1
                 found += actors.filter { !found.contains($0) }
@@ -74,7 +76,13 @@ extension CentralClient {
                 connecting -= 1
                 lastError = error
                 configuration.logger.info("discovery: could not set up \(peripheral): \(error)")
-                armQuietTimer()
+                // A scan reports a peripheral once: one that was there but lost its link during
+                // every set-up attempt is tried again while the search has time left.
+                if Self.isLinkFailure(error) {
+                    setUp(peripheral)
+                } else {
+                    armQuietTimer()
+                }
             case .scanEnded(let error):
                 if let error { throw error }
             case .deadline:
@@ -86,6 +94,15 @@ extension CentralClient {
         await manager.stopScan()
         if found.isEmpty, let lastError { configuration.logger.debug("discovery found nothing; last error: \(lastError)") }
         return found
+    }
+
+    /// Whether `error` says the link failed (connecting, or lost on the way), rather than
+    /// something trying again cannot change.
+    static func isLinkFailure(_ error: any Error) -> Bool {
+        switch error as? BleuError {
+        case .disconnected?, .connectionFailed?, .connectionTimeout?, .timeout?: true
+        default: false
+        }
     }
 
     /// ``link(to:)``, trying again when connecting or setting up the link fails (a busy or
