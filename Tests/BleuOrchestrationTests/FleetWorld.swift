@@ -137,9 +137,9 @@ struct FleetWorld: Sendable {
 /// rounds without the predicate holding, which catches a deadlock without waiting in real time.
 /// ``settle(_:_:rounds:busyPatience:maximumStep:record:sourceLocation:until:)`` without recording an issue when
 /// the predicate never holds.
-func settleQuietly(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int,
+func settleQuietly(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int, maximumStep: Duration? = nil,
                    until predicate: @Sendable ([UUID: DeviceState]) -> Bool) async -> Bool {
-    await settle(fleet, world, rounds: rounds, record: false, until: predicate)
+    await settle(fleet, world, rounds: rounds, maximumStep: maximumStep, record: false, until: predicate)
 }
 
 @discardableResult
@@ -195,8 +195,9 @@ func settle(_ fleet: FleetOrchestrator, _ world: FleetWorld, rounds: Int = 4000,
                 return nil
             }.min()
             if let announced, announced > now, announced < next.offset { next = ManualClock.Instant(offset: announced) }
-            // On the realistic link, never further than one step: work that has not put its next
-            // packet on the clock yet is then late by at most that much, never by a far timeout.
+            // With a maximum step, never further: work that has not put its next timer or packet on
+            // the clock yet (an event still on its way to a device on a loaded machine, which no
+            // state shows) is then late by at most that much, never by a far timeout.
             if let maximumStep, next.offset > now + maximumStep { next = ManualClock.Instant(offset: now + maximumStep) }
             world.clock.advance(to: next)
             quiet = 0
