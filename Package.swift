@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .watchOS(.v11), .tvOS(.v18)],
     products: [
         .library(name: "BleuCore", targets: ["BleuCore"]),
+        .library(name: "BleuATT", targets: ["BleuATT"]),
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
@@ -14,7 +15,7 @@ let package = Package(
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
-        .executable(name: "bleu", targets: ["bleu"]),
+        .executable(name: "bleu", targets: ["BleuCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -30,17 +31,21 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        // The one ATT/GATT protocol implementation: PDUs, attribute database, access rules,
+        // server and client procedures; both backends run it.
+        .target(name: "BleuATT", dependencies: ["BleuCore"]),
+        .testTarget(name: "BleuATTTests", dependencies: ["BleuATT", "BleuCore"]),
         .target(name: "BleuGATT", dependencies: ["BleuCore"]),
         .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator"]),
         .target(
             name: "BleuEmulator",
             dependencies: [
-                "BleuCore",
+                "BleuCore", "BleuATT",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator"]),
+        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
@@ -76,9 +81,11 @@ let package = Package(
             name: "BleuTests",
             dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire", .product(name: "Logging", package: "swift-log")]
         ),
-        // The command-line tool: `bleu demo` (subcommands in their own folders).
+        // The command-line tool, product `bleu`: `bleu demo` (subcommands in their own folders).
+        // The target is not called `bleu`: `Sources/bleu` and `Sources/Bleu` would differ only
+        // in case, which a Mac's file system cannot hold.
         .executableTarget(
-            name: "bleu",
+            name: "BleuCLI",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,7 +96,7 @@ let package = Package(
         .target(
             name: "BleuHCI",
             dependencies: [
-                "BleuCore",
+                "BleuCore", "BleuATT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -98,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "BleuHCITests",
             dependencies: [
-                "BleuHCI", "BleuCore", "BleuEmulator",
+                "BleuHCI", "BleuATT", "BleuCore", "BleuEmulator",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -106,7 +113,7 @@ let package = Package(
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
         .testTarget(
             name: "InteropTests",
-            dependencies: ["BleuHCI", "BleuCore", "BleuGATT", "Bleu", "BleuTesting",
+            dependencies: ["BleuHCI", "BleuATT", "BleuCore", "BleuGATT", "Bleu", "BleuTesting",
                            .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(

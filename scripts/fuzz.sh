@@ -27,13 +27,14 @@ build() {  # build <target> <entry file...>
     [ -x "$out/fuzz-$target" ] || { echo "error: fuzz-$target did not build" >&2; exit 1; }
 }
 
-build_hci() {  # BleuHCI's parsers with BleuCore, as one module (imports of BleuCore dropped; no NIO parts)
+build_hci() {  # BleuHCI's parsers with BleuCore and BleuATT, as one module (their imports dropped; no NIO parts)
     local src="$out/src-hci"
     rm -rf "$src" && mkdir -p "$src"
     local file
     while IFS= read -r file; do
-        sed '/^import BleuCore$/d' "$file" > "$src/$(echo "$file" | tr / _)"
+        sed -e '/^import BleuCore$/d' -e '/^import BleuATT$/d' "$file" > "$src/$(echo "$file" | tr / _)"
     done < <( (find Sources/BleuCore -name '*.swift' ! -name NameBasedUUID.swift
+               find Sources/BleuATT -name '*.swift'
                find Sources/BleuHCI/H4 Sources/BleuHCI/HCI Sources/BleuHCI/L2CAP Sources/BleuHCI/ATT \
                     Sources/BleuHCI/GATT Sources/BleuHCI/Support Sources/BleuHCI/Host -name '*.swift'
                echo Sources/BleuHCI/Transport/HCITransport.swift

@@ -8,6 +8,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
+echo "== Paths that differ only in case (a Mac's default file system cannot hold both)"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+    # Every tracked file and every folder above it, compared without regard to case.
+    collisions=$(git ls-files | awk -F/ '{ p = $1; print p; for (i = 2; i <= NF; i++) { p = p "/" $i; print p } }' \
+        | sort -u | sort -f | uniq -di)
+    if [ -n "$collisions" ]; then
+        echo "error: these tracked paths collide with others that differ only in case:" >&2
+        echo "$collisions" >&2
+        exit 1
+    fi
+fi
+
 echo "== System packages: zlib headers (CRC-32 is checked against zlib)"
 if [ ! -f /usr/include/zlib.h ] && command -v apt-get >/dev/null; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev) >/dev/null

@@ -108,68 +108,6 @@ struct AttributeDatabaseTests {
         #expect(database.findInformation(start: 25, end: 0xFFFF, mtu: 185) == .error(request: 0x04, handle: 25, .attributeNotFound))
     }
 
-    @Test("access checks: every property, permission and security combination gets the specification's answer")
-    func accessExhaustive() {
-        for properties in 0...255 {
-            for permissions in 0...255 {
-                for security in SecurityLevel.allCases {
-                    let characteristic = PublishedCharacteristic(
-                        service: TestUUID.service, uuid: TestUUID.value,
-                        properties: CharacteristicProperties(rawValue: UInt8(properties)),
-                        permissions: AttributePermissions(rawValue: UInt16(permissions)), valueHandle: 3)
-                    let p = characteristic.properties
-                    let q = characteristic.permissions
-                    // Read: permission first, then authentication, then encryption.
-                    let read = AttributeAccess.readError(characteristic, security: security)
-                    if !p.contains(.read) || !q.contains(.readable) {
-                        #expect(read == .readNotPermitted)
-                    } else if q.contains(.readAuthenticationRequired) && security < .authenticated {
-                        #expect(read == .insufficientAuthentication)
-                    } else if q.contains(.readEncryptionRequired) && security == .unencrypted {
-                        #expect(read == .insufficientEncryption)
-                    } else {
-                        #expect(read == nil)
-                    }
-                    // Write request.
-                    let write = AttributeAccess.writeRequestError(characteristic, security: security)
-                    if !p.contains(.write) {
-                        #expect(write == (p.contains(.writeWithoutResponse) ? .requestNotSupported : .writeNotPermitted))
-                    } else if !q.contains(.writeable) {
-                        #expect(write == .writeNotPermitted)
-                    } else if q.contains(.writeAuthenticationRequired) && security < .authenticated {
-                        #expect(write == .insufficientAuthentication)
-                    } else if q.contains(.writeEncryptionRequired) && security == .unencrypted {
-                        #expect(write == .insufficientEncryption)
-                    } else {
-                        #expect(write == nil)
-                    }
-                    // Write command: silently dropped unless everything allows it.
-                    let command = AttributeAccess.acceptsWriteCommand(characteristic, security: security)
-                    let allowed = p.contains(.writeWithoutResponse) && q.contains(.writeable)
-                        && (!q.contains(.writeAuthenticationRequired) || security == .authenticated)
-                        && (!q.contains(.writeEncryptionRequired) || security != .unencrypted)
-                    #expect(command == allowed)
-                }
-            }
-        }
-    }
-
-    @Test("value lengths and CCCD values are checked as the specification says")
-    func lengthsAndConfiguration() {
-        #expect(AttributeAccess.lengthError(offset: 0, length: 512) == nil)
-        #expect(AttributeAccess.lengthError(offset: 0, length: 513) == .invalidAttributeValueLength)
-        #expect(AttributeAccess.lengthError(offset: 500, length: 12) == nil)
-        #expect(AttributeAccess.lengthError(offset: 500, length: 13) == .invalidAttributeValueLength)
-        #expect(AttributeAccess.lengthError(offset: 513, length: 0) == .invalidOffset)
-        #expect(AttributeAccess.configurationError([1, 0], for: [.notify]) == nil)
-        #expect(AttributeAccess.configurationError([2, 0], for: [.notify]) == .cccdImproperlyConfigured)
-        #expect(AttributeAccess.configurationError([2, 0], for: [.indicate]) == nil)
-        #expect(AttributeAccess.configurationError([3, 0], for: [.notify, .indicate]) == nil)
-        #expect(AttributeAccess.configurationError([4, 0], for: [.notify, .indicate]) == .cccdImproperlyConfigured)
-        #expect(AttributeAccess.configurationError([0, 0], for: []) == nil)
-        #expect(AttributeAccess.configurationError([1], for: [.notify]) == .invalidAttributeValueLength)
-    }
-
     @Test("PDU lengths follow the specification's layouts")
     func pduLengths() {
         #expect(ATTPDU.readRequest(handle: 3).length == 3)

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 import Testing
@@ -41,11 +42,25 @@ struct HostileInputTests {
         }
     }
 
+    /// The GAP and GATT services and one service with an application value, a static value and
+    /// a writable 128-bit characteristic.
+    static func database() throws -> GATTDatabase {
+        var database = GATTDatabase(deviceName: "bleu-test", appearance: 0x0340)
+        _ = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.battery, characteristics: [
+            CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], permissions: .readable),
+            CharacteristicDefinition(uuid: BluetoothUUID(0x2A24), properties: .read, permissions: .readable,
+                                     value: Data("Model-7".utf8), descriptors: [.userDescription("model")]),
+            CharacteristicDefinition(uuid: BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E"),
+                                     properties: [.write, .writeWithoutResponse], permissions: .writeable),
+        ]))
+        return database
+    }
+
     @Test("random bytes")
     func randomBytes() throws {
         var rng = Self.generator()
         print("HostileInputTests.randomBytes seed \(rng.seed)")
-        let database = try ATTServerTests.database().0
+        let database = try Self.database()
         var connection = ATTServerConnection()
         for _ in 0..<20_000 {
             let bytes = (0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -57,7 +72,7 @@ struct HostileInputTests {
     func mutations() throws {
         var rng = Self.generator()
         print("HostileInputTests.mutations seed \(rng.seed)")
-        let database = try ATTServerTests.database().0
+        let database = try Self.database()
         var connection = ATTServerConnection()
         var reassembler = ACLReassembler(maxPDULength: 512, maxConnections: 4)
         let samples = CodecSamples.all.map { sample -> [UInt8] in

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Testing
 
@@ -120,7 +121,7 @@ struct SpecLayoutTests {
         #expect(kind([0x3F]) == .unknownType(0x3F))
         #expect(kind([0x05, 0x03, 0x01, 0x00, 0x00, 0x28]) == .invalidValue(field: "format", value: 3))
         #expect(kind([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x00]) == .invalidValue(field: "attribute type length", value: 3))
-        #expect(kind([0x0E, 0x01, 0x00]) == .invalidValue(field: "set of handles length", value: 2))
+        #expect(kind([0x0E, 0x01, 0x00]) == .invalidValue(field: "number of handles", value: 1))
         #expect(kind([0x18, 0x02]) == .invalidValue(field: "flags", value: 2))
         #expect(kind([0x09, 0x01, 0x00]) == .invalidValue(field: "length", value: 1))
         #expect(kind([0x09, 0x04, 0x01, 0x00, 0x02]) == .lengthMismatch(declared: 4, actual: 3))

@@ -17,7 +17,7 @@ import Logging
 /// let t = try await sensors[0].getTemperature()
 /// ```
 ///
-/// Any radio backend works (the emulator, the HCI host stack, CoreBluetooth). A system with a
+/// Any radio backend works (today the emulator and the HCI host stack). A system with a
 /// peripheral manager hosts actors; one with a central manager calls them; one with both
 /// does both. Systems share nothing: create as many as you like. Actor identifiers are
 /// `UUID`s; arguments, results and errors are `Codable` and travel as CBOR in compact-framed

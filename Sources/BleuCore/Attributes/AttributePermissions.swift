@@ -3,7 +3,7 @@
 ///
 /// The Core Specification leaves the encoding of permissions to the implementation. The first
 /// four bits are CoreBluetooth's `CBAttributePermissions` values, so a CoreBluetooth backend
-/// maps them one to one; the authentication and authorization bits are Bleu's.
+/// can map them one to one; the authentication and authorization bits are Bleu's.
 public struct AttributePermissions: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt16
 

@@ -26,8 +26,8 @@ public enum PeripheralEvent: Sendable {
     /// The manager was created with a restore identifier and took over its predecessor's
     /// state. Delivered to every event stream before anything else that follows restoration.
     case willRestoreState(PeripheralRestoration)
-    /// A central connected. Backends that cannot observe connections (CoreBluetooth) report a
-    /// central at its first request or subscription.
+    /// A central connected. A backend that cannot observe connections (as CoreBluetooth's
+    /// peripheral role cannot) reports a central at its first request or subscription.
     case centralConnected(UUID)
     /// A central's connection ended.
     case centralDisconnected(UUID, DisconnectReason)

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -63,7 +64,7 @@ extension Engine {
         }
         switch attribute {
         case .characteristicValue(let characteristic):
-            if let code = AttributeAccess.readError(characteristic.published, security: link.security) ?? injectedError(on: linkID) {
+            if let code = AttributeAccess.error(for: .read, on: characteristic.published, link: link.linkSecurity) ?? injectedError(on: linkID) {
                 return error(opcode, handle, code, on: linkID)
             }
             if let value = characteristic.staticValue {
@@ -142,7 +143,7 @@ extension Engine {
         }
         switch attribute {
         case .characteristicValue(let characteristic):
-            if let code = AttributeAccess.writeRequestError(characteristic.published, security: link.security)
+            if let code = AttributeAccess.error(for: .write, on: characteristic.published, link: link.linkSecurity)
                 ?? AttributeAccess.lengthError(offset: 0, length: value.count) ?? injectedError(on: linkID) {
                 return error(opcode, handle, code, on: linkID)
             }
@@ -154,7 +155,11 @@ extension Engine {
             if let code = AttributeAccess.configurationError(Array(value), for: characteristic.published.properties) {
                 return error(opcode, handle, code, on: linkID)
             }
-            configure(characteristic, bits: UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8, on: linkID)
+            let bits = UInt16(value[value.startIndex]) | UInt16(value[value.startIndex + 1]) << 8
+            if bits != 0, let code = AttributeAccess.error(for: .subscribe, on: characteristic.published, link: link.linkSecurity) {
+                return error(opcode, handle, code, on: linkID)
+            }
+            configure(characteristic, bits: bits, on: linkID)
             answer(.writeResponse, on: linkID)
         case .descriptor, .serviceDeclaration, .includeDeclaration, .characteristicDeclaration:
             error(opcode, handle, .writeNotPermitted, on: linkID)
@@ -181,7 +186,7 @@ extension Engine {
     private mutating func writeCommand(_ handle: UInt16, _ value: Data, on linkID: Int) {
         guard let link = links[linkID], let node = peripherals[link.peripheral],
               let characteristic = node.database.characteristic(valueHandle: handle),
-              AttributeAccess.acceptsWriteCommand(characteristic.published, security: link.security),
+              AttributeAccess.error(for: .writeCommand, on: characteristic.published, link: link.linkSecurity) == nil,
               value.count <= AttributeDatabase.maximumValueLength else {
             writeSlotFreed(on: linkID)
             return
@@ -204,7 +209,7 @@ extension Engine {
         }
         switch attribute {
         case .characteristicValue(let characteristic):
-            if let code = AttributeAccess.writeRequestError(characteristic.published, security: link.security) {
+            if let code = AttributeAccess.error(for: .write, on: characteristic.published, link: link.linkSecurity) {
                 return error(opcode, handle, code, on: linkID)
             }
             if link.server.prepared.count >= configuration.prepareQueueLimit {

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import DequeModule
 import Foundation
@@ -120,6 +121,9 @@ struct Link {
     let centralID: UUID
     var mtu = EmulatorConfiguration.minimumMTU
     var security: SecurityLevel = .unencrypted
+    /// What the server's access rules see of this link. The emulator's pairing gives full-size
+    /// keys, and no application authorizes clients yet.
+    var linkSecurity: LinkSecurity { LinkSecurity(level: security) }
     /// Set once the MTU exchange completed and the central was told it is connected.
     var isUp = false
     /// When the link went silent (realistic timing: reported after the supervision timeout).

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 
 /// The client side of one ATT bearer: at most one request outstanding (Core Spec Vol 3 Part F

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 
 /// GATT client procedures (Core Spec Vol 3 Part G §4) over an ``ATTBearer``: MTU exchange,

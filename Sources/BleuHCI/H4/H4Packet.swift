@@ -1,3 +1,5 @@
+import BleuCore
+
 /// The packet indicator H4 (the UART transport of Core Spec Vol 4 Part A) puts before every
 /// HCI packet, so a byte stream can carry commands, data and events.
 public enum H4PacketType: UInt8, Sendable, Hashable, CaseIterable {

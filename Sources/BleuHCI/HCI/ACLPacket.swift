@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An HCI ACL data packet (Core Spec Vol 4 Part E §5.4.2).
 public struct ACLPacket: Hashable, Sendable {
     /// The Packet_Boundary_Flag.

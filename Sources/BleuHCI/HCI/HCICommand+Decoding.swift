@@ -1,3 +1,5 @@
+import BleuCore
+
 extension HCICommand {
     /// Reads a command packet (opcode, length, parameters; no H4 indicator). Opcodes this type
     /// does not model decode as ``raw(_:_:)``; a modelled command with the wrong parameter

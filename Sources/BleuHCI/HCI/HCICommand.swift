@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An HCI command the host sends (Core Spec Vol 4 Part E §7), with symmetric
 /// ``encoded`` / ``init(decoding:)``. Commands this stack does not model travel as ``raw(_:_:)``.
 public enum HCICommand: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// The six connection-parameter fields HCI LE commands share (Core Spec Vol 4 Part E §7.8.12),
 /// in the controller's units: intervals in 1.25 ms, timeout in 10 ms, CE lengths in 0.625 ms.
 public struct LEConnectionParameters: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An HCI event the controller sends (Core Spec Vol 4 Part E §7.7), with symmetric
 /// ``encoded`` / ``init(decoding:)``. Events this stack does not model stay ``unknown(code:parameters:)``.
 public enum HCIEvent: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An HCI command opcode: a 6-bit group (OGF) and a 10-bit command (OCF), Core Spec Vol 4
 /// Part E §5.4.1.
 public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

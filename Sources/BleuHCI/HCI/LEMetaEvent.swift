@@ -1,3 +1,5 @@
+import BleuCore
+
 /// The subevents of the LE Meta event (Core Spec Vol 4 Part E §7.7.65) this stack uses.
 public enum LEMetaEvent: Hashable, Sendable {
     /// 0x01.

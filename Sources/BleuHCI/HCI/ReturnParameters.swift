@@ -1,3 +1,5 @@
+import BleuCore
+
 /// Typed views of the Command Complete return parameters the host reads during setup.
 /// Each initialiser throws ``HCIStatus`` when the status byte is not success, and
 /// ``PacketDecodingError`` when the bytes do not fit the layout.

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// Cuts an L2CAP PDU into ACL packets no longer than the controller's buffer (Core Spec Vol 4
 /// Part E §5.4.2): the first marked "first, non-flushable" (what LE hosts send), the rest "continuing".
 public enum ACLFragmenter {

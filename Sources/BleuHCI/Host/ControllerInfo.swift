@@ -1,3 +1,5 @@
+import BleuCore
+
 /// What the host learned about its controller during start-up.
 public struct ControllerInfo: Hashable, Sendable {
     public var version: LocalVersionInformation?

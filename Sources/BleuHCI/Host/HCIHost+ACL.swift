@@ -1,3 +1,5 @@
+import BleuCore
+
 extension HCIHost {
     /// Queues an L2CAP frame for a connection: cut to the controller's ACL buffer size and sent
     /// as its buffers free up (Number Of Completed Packets). Returns once queued; once the

@@ -1,3 +1,5 @@
+import BleuCore
+
 extension HCIHost {
     /// Sends a command and returns its Command Complete or (successful) Command Status event.
     ///

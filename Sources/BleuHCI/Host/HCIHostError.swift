@@ -1,3 +1,5 @@
+import BleuCore
+
 /// What went wrong between the host and its controller.
 public enum HCIHostError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The controller neither completed nor acknowledged the command in time. The host gives the

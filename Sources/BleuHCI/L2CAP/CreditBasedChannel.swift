@@ -1,3 +1,5 @@
+import BleuCore
+
 /// One LE credit-based connection-oriented channel (Core Spec Vol 3 Part A §3.4.3, §10.2) as a
 /// pure value: segmentation of SDUs into K-frames within the peer's MPS and MTU, reassembly of
 /// the peer's K-frames within ours, and credit accounting both ways.

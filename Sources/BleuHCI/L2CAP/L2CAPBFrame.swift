@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An L2CAP basic information frame (B-frame, Core Spec Vol 3 Part A §3.1): a length, a channel
 /// identifier and the payload.
 public struct L2CAPBFrame: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An LE signalling command (Core Spec Vol 3 Part A §4), carried on channel 0x0005, one
 /// command per B-frame. Symmetric ``encoded`` / ``init(decoding:)``.
 public struct L2CAPSignal: Hashable, Sendable {

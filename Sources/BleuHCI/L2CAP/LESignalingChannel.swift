@@ -1,3 +1,5 @@
+import BleuCore
+
 /// The LE signalling channel's answers to a peer (Core Spec Vol 3 Part A §4), as a pure function.
 ///
 /// Credit-based channels are not offered yet, so a connection request is refused with

@@ -1,3 +1,6 @@
+import BleuATT
+import BleuCore
+
 /// A 48-bit Bluetooth device address (BD_ADDR).
 ///
 /// Written most significant byte first, `"C0:11:22:33:44:55"`; sent over HCI least significant
@@ -68,5 +71,19 @@ public struct AddressType: RawRepresentable, Hashable, Sendable, CustomStringCon
         case 3: "random-identity"
         default: "type-\(rawValue)"
         }
+    }
+}
+
+extension ByteReader {
+    /// A device address, sent least significant byte first.
+    mutating func address() throws(PacketDecodingError) -> BluetoothAddress {
+        BluetoothAddress(littleEndianBytes: try take(6))
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a device address least significant byte first, as HCI sends it.
+    mutating func append(_ address: BluetoothAddress) {
+        append(contentsOf: address.littleEndianBytes)
     }
 }

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// A first-in, first-out queue with O(1) removal from the front (amortised): an array and the
 /// index of its head, compacted once the consumed part outgrows the rest. For the host's ACL
 /// queue, which is drained one packet at a time.

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// A link to an HCI controller that moves whole H4 packets: TCP to a virtual controller, a
 /// serial port, a Linux HCI user-channel socket, or memory (tests).
 ///

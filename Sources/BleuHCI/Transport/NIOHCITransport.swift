@@ -1,3 +1,5 @@
+import BleuCore
+
 import NIOCore
 import NIOPosix
 

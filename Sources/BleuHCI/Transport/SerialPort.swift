@@ -1,3 +1,5 @@
+import BleuCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,6 @@
 /// Why bytes from a controller or a peer could not be read as the packet they claim to be.
 ///
-/// Every parser in BleuHCI throws this one type, so a layer can answer bad input (an ATT error
+/// Every packet parser in the package throws this one type, so a layer can answer bad input (an ATT error
 /// response, an L2CAP command reject, a disconnect) without knowing which parser failed.
 public struct PacketDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was wrong with the bytes.

@@ -1,3 +1,5 @@
+import BleuCore
+
 /// An Attribute Protocol opcode (Core Spec Vol 3 Part F §3.4.8): bits 0–5 the method, bit 6
 /// the command flag, bit 7 the authentication signature flag.
 public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

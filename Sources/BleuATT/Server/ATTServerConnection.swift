@@ -1,7 +1,7 @@
 import BleuCore
 
-/// What a GATT server keeps per connected client: the negotiated MTU, the client's CCCD values,
-/// and its queue of prepared writes (bounded).
+/// What a GATT server keeps per connected client: the negotiated MTU, the link's security,
+/// the client's CCCD values, and its queue of prepared writes (bounded).
 public struct ATTServerConnection: Sendable {
     /// The ATT MTU in use (23 until an exchange).
     public private(set) var mtu = 23
@@ -9,25 +9,33 @@ public struct ATTServerConnection: Sendable {
     public let maxMTU: Int
     /// CCCD bits per characteristic value handle: bit 0 notifications, bit 1 indications.
     public private(set) var clientConfigurations: [UInt16: UInt16] = [:]
-    var preparedWrites: [(handle: UInt16, offset: UInt16, value: [UInt8])] = []
+    package var preparedWrites: [(handle: UInt16, offset: UInt16, value: [UInt8])] = []
     /// The most prepared writes queued at once.
     public let maxPreparedWrites: Int
+    /// What the link's encryption gives this client; the access rules read it. The link layer
+    /// updates it when encryption starts or changes.
+    public var security: LinkSecurity
+    /// The shortest encryption key the server accepts for attributes that need encryption.
+    public let minimumKeySize: Int
 
-    public init(maxMTU: Int = 517, maxPreparedWrites: Int = 64) {
+    public init(maxMTU: Int = 517, maxPreparedWrites: Int = 64, security: LinkSecurity = .unencrypted,
+                minimumKeySize: Int = 7) {
         self.maxMTU = max(23, min(maxMTU, 517))
         self.maxPreparedWrites = maxPreparedWrites
+        self.security = security
+        self.minimumKeySize = minimumKeySize
     }
 
-    mutating func exchange(clientMTU: UInt16) {
+    package mutating func exchange(clientMTU: UInt16) {
         mtu = max(23, min(Int(clientMTU), maxMTU))
     }
 
     /// Sets the MTU the bearer uses (after an exchange our own client made).
-    mutating func setMTU(_ value: Int) {
+    package mutating func setMTU(_ value: Int) {
         mtu = max(23, min(value, maxMTU))
     }
 
-    mutating func configure(_ valueHandle: UInt16, _ bits: UInt16) {
+    package mutating func configure(_ valueHandle: UInt16, _ bits: UInt16) {
         clientConfigurations[valueHandle] = bits == 0 ? nil : bits
     }
 

@@ -152,90 +152,30 @@ public enum ATTPDU: Hashable, Sendable {
         }
     }
 
-    /// The PDU's bytes: opcode, then parameters.
+    /// The PDU's bytes: opcode, then the fields of its layout (``fields(_:)``).
     public var encoded: [UInt8] {
-        var b: [UInt8] = [opcode.rawValue]
-        switch self {
-        case let .errorResponse(request, handle, error):
-            b.append(request.rawValue)
-            b.appendLE(handle)
-            b.append(error.rawValue)
-        case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
-            b.appendLE(mtu)
-        case let .findInformationRequest(start, end):
-            b.appendLE(start)
-            b.appendLE(end)
-        case .findInformationResponse(let response):
-            let format = response.format
-            b.append(format)
-            for entry in response.entries {
-                b.appendLE(entry.handle)
-                b += entry.type.littleEndianBytes(width: format == 0x01 ? .bits16 : .bits128) ?? []
-            }
-        case let .findByTypeValueRequest(start, end, type, value):
-            b.appendLE(start)
-            b.appendLE(end)
-            b.appendLE(type)
-            b += value
-        case .findByTypeValueResponse(let entries):
-            for e in entries {
-                b.appendLE(e.foundHandle)
-                b.appendLE(e.groupEndHandle)
-            }
-        case let .readByTypeRequest(start, end, type), let .readByGroupTypeRequest(start, end, type):
-            b.appendLE(start)
-            b.appendLE(end)
-            b += type.attBytes
-        case .readByTypeResponse(let entries):
-            b.append(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
-            for e in entries {
-                b.appendLE(e.handle)
-                b += e.value
-            }
-        case .readRequest(let handle):
-            b.appendLE(handle)
-        case .readResponse(let value), .readBlobResponse(let value), .readMultipleResponse(let value):
-            b += value
-        case let .readBlobRequest(handle, offset):
-            b.appendLE(handle)
-            b.appendLE(offset)
-        case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
-            for h in handles { b.appendLE(h) }
-        case .readByGroupTypeResponse(let entries):
-            b.append(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
-            for e in entries {
-                b.appendLE(e.handle)
-                b.appendLE(e.endGroupHandle)
-                b += e.value
-            }
-        case let .writeRequest(handle, value), let .writeCommand(handle, value),
-             let .handleValueNotification(handle, value), let .handleValueIndication(handle, value):
-            b.appendLE(handle)
-            b += value
-        case let .signedWriteCommand(handle, value, signature):
-            b.appendLE(handle)
-            b += value
-            b += signature
-        case let .prepareWriteRequest(handle, offset, value), let .prepareWriteResponse(handle, offset, value):
-            b.appendLE(handle)
-            b.appendLE(offset)
-            b += value
-        case .executeWriteRequest(let commit):
-            b.append(commit ? 0x01 : 0x00)
-        case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
-            break
-        case .readMultipleVariableResponse(let values):
-            for v in values {
-                b.appendLE(UInt16(truncatingIfNeeded: v.count))
-                b += v
-            }
-        case .multipleHandleValueNotification(let entries):
-            for e in entries {
-                b.appendLE(e.handle)
-                b.appendLE(UInt16(truncatingIfNeeded: e.value.count))
-                b += e.value
-            }
+        var encoder = ATTFieldEncoder(capacity: 8)
+        var opcode = self.opcode.rawValue
+        encoder.u8(&opcode)
+        var copy = self
+        copy.fields(&encoder)
+        return encoder.bytes
+    }
+
+    /// Reads one ATT PDU. Throws ``PacketDecodingError`` with kind ``PacketDecodingError/Kind/unknownType(_:)``
+    /// for an opcode the protocol does not define (a server answers Request Not Supported unless
+    /// the command flag is set) and other kinds for a malformed PDU (a server answers Invalid PDU).
+    public init(decoding bytes: [UInt8]) throws(PacketDecodingError) {
+        guard let first = bytes.first else {
+            throw PacketDecodingError("ATT PDU", .truncated(offset: 0, needed: 1, available: 0))
         }
-        return b
+        let opcode = ATTOpcode(rawValue: first)
+        var reader = ByteReader(bytes, packet: opcode.description)
+        _ = try reader.u8()
+        guard var pdu = Self.blank(opcode) else { throw reader.error(.unknownType(UInt32(first))) }
+        var decoder = ATTFieldDecoder(reader)
+        try pdu.fields(&decoder)
+        try decoder.reader.finish()
+        self = pdu
     }
 }

@@ -1,105 +1,98 @@
 /// Reads little-endian fields from a byte buffer, throwing ``PacketDecodingError`` rather than
-/// reading past the end. The workhorse of every parser in the module.
-struct ByteReader {
-    let bytes: [UInt8]
-    private(set) var offset: Int
-    let end: Int
-    let packet: String
+/// reading past the end. The one byte reader of the package: every parser of HCI, L2CAP, ATT
+/// and SMP packets uses it.
+package struct ByteReader {
+    package let bytes: [UInt8]
+    package private(set) var offset: Int
+    package let end: Int
+    package let packet: String
 
-    init(_ bytes: [UInt8], packet: String) {
+    package init(_ bytes: [UInt8], packet: String) {
         self.bytes = bytes
         self.offset = 0
         self.end = bytes.count
         self.packet = packet
     }
 
-    init<C: Collection>(_ bytes: C, packet: String) where C.Element == UInt8 {
+    package init<C: Collection>(_ bytes: C, packet: String) where C.Element == UInt8 {
         self.init(Array(bytes), packet: packet)
     }
 
-    var remaining: Int { end - offset }
-    var isAtEnd: Bool { offset == end }
+    package var remaining: Int { end - offset }
+    package var isAtEnd: Bool { offset == end }
 
-    func error(_ kind: PacketDecodingError.Kind) -> PacketDecodingError {
+    package func error(_ kind: PacketDecodingError.Kind) -> PacketDecodingError {
         PacketDecodingError(packet, kind)
     }
 
-    mutating func need(_ count: Int) throws(PacketDecodingError) {
+    package mutating func need(_ count: Int) throws(PacketDecodingError) {
         guard count <= remaining else {
             throw error(.truncated(offset: offset, needed: count, available: remaining))
         }
     }
 
-    mutating func u8() throws(PacketDecodingError) -> UInt8 {
+    package mutating func u8() throws(PacketDecodingError) -> UInt8 {
         try need(1)
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func i8() throws(PacketDecodingError) -> Int8 {
+    package mutating func i8() throws(PacketDecodingError) -> Int8 {
         Int8(bitPattern: try u8())
     }
 
-    mutating func u16() throws(PacketDecodingError) -> UInt16 {
+    package mutating func u16() throws(PacketDecodingError) -> UInt16 {
         try need(2)
         defer { offset += 2 }
         return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }
 
-    mutating func u24() throws(PacketDecodingError) -> UInt32 {
+    package mutating func u24() throws(PacketDecodingError) -> UInt32 {
         try need(3)
         defer { offset += 3 }
         return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
     }
 
-    mutating func u32() throws(PacketDecodingError) -> UInt32 {
+    package mutating func u32() throws(PacketDecodingError) -> UInt32 {
         UInt32(try u16()) | UInt32(try u16()) << 16
     }
 
-    mutating func u64() throws(PacketDecodingError) -> UInt64 {
+    package mutating func u64() throws(PacketDecodingError) -> UInt64 {
         UInt64(try u32()) | UInt64(try u32()) << 32
     }
 
-    mutating func take(_ count: Int) throws(PacketDecodingError) -> [UInt8] {
+    package mutating func take(_ count: Int) throws(PacketDecodingError) -> [UInt8] {
         try need(count)
         defer { offset += count }
         return Array(bytes[offset..<offset + count])
     }
 
-    mutating func rest() -> [UInt8] {
+    package mutating func rest() -> [UInt8] {
         defer { offset = end }
         return Array(bytes[offset..<end])
     }
 
-    mutating func address() throws(PacketDecodingError) -> BluetoothAddress {
-        BluetoothAddress(littleEndianBytes: try take(6))
-    }
-
     /// Throws when bytes remain.
-    func finish() throws(PacketDecodingError) {
+    package func finish() throws(PacketDecodingError) {
         guard isAtEnd else { throw error(.trailingBytes(count: remaining)) }
     }
 }
 
 extension Array where Element == UInt8 {
-    mutating func appendLE(_ value: UInt16) {
+    package mutating func appendLE(_ value: UInt16) {
         append(UInt8(truncatingIfNeeded: value))
         append(UInt8(truncatingIfNeeded: value >> 8))
     }
 
-    mutating func appendLE24(_ value: UInt32) {
+    package mutating func appendLE24(_ value: UInt32) {
         for shift in stride(from: 0, to: 24, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    mutating func appendLE(_ value: UInt32) {
+    package mutating func appendLE(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    mutating func appendLE(_ value: UInt64) {
+    package mutating func appendLE(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
-
-    mutating func append(_ address: BluetoothAddress) {
-        append(contentsOf: address.littleEndianBytes)
     }
 }

@@ -1,8 +1,9 @@
+
 import BleuCore
 import Foundation
 import Testing
 
-@testable import BleuHCI
+@testable import BleuATT
 
 @Suite("GATT database and ATT server")
 struct ATTServerTests {
@@ -83,6 +84,60 @@ struct ATTServerTests {
         #expect(run([0x0A, 0x99, 0], database, &c)
                 == .respond(.errorResponse(requestOpcode: .readRequest, handle: 0x99, error: .invalidHandle)))
         #expect(run([0x0E, 3, 0, 15, 0], database, &c) == .respond(.readMultipleResponse(values: Array("bleu-testModel-7".utf8))))
+    }
+
+    @Test("the access rules guard every request kind: permissions, authentication, authorization, prepared writes, CCCDs")
+    func accessRules() throws {
+        // Before the shared rules, this server checked only properties and the encryption bits:
+        // each line below was answered as allowed over a plain link.
+        var database = GATTDatabase()
+        let service = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.battery, characteristics: [
+            CharacteristicDefinition(uuid: Self.level, properties: [.read, .write], permissions: []),
+            CharacteristicDefinition(uuid: Self.name, properties: [.read, .write, .notify],
+                                     permissions: [.readable, .writeable, .readAuthenticationRequired,
+                                                   .writeAuthenticationRequired]),
+            CharacteristicDefinition(uuid: Self.control, properties: [.read, .write],
+                                     permissions: [.readable, .writeable, .readAuthorizationRequired,
+                                                   .writeEncryptionRequired]),
+        ]))
+        let (closed, authenticated, authorized) = (service.characteristics[0], service.characteristics[1], service.characteristics[2])
+        func answer(_ pdu: ATTPDU, _ security: LinkSecurity = .unencrypted) -> ATTError? {
+            var connection = ATTServerConnection(security: security)
+            if case .respond(.errorResponse(_, _, let code)) = ATTServer.handle(pdu, database: database, connection: &connection) {
+                return code
+            }
+            return nil
+        }
+        // Properties allow it, permissions do not.
+        #expect(answer(.readRequest(handle: closed.valueHandle)) == .readNotPermitted)
+        #expect(answer(.writeRequest(handle: closed.valueHandle, value: [1])) == .writeNotPermitted)
+        #expect(answer(.prepareWriteRequest(handle: closed.valueHandle, offset: 0, value: [1])) == .writeNotPermitted)
+        // Authentication: refused over plain and merely encrypted links, allowed once authenticated.
+        for pdu: ATTPDU in [.readRequest(handle: authenticated.valueHandle),
+                            .readBlobRequest(handle: authenticated.valueHandle, offset: 0),
+                            .readByTypeRequest(startingHandle: 1, endingHandle: 0xFFFF, type: Self.name),
+                            .writeRequest(handle: authenticated.valueHandle, value: [1]),
+                            .prepareWriteRequest(handle: authenticated.valueHandle, offset: 0, value: [1]),
+                            .writeRequest(handle: authenticated.valueHandle + 1, value: [1, 0])] {
+            #expect(answer(pdu) == .insufficientAuthentication, "\(pdu)")
+            #expect(answer(pdu, LinkSecurity(level: .encrypted)) == .insufficientAuthentication, "\(pdu)")
+            #expect(answer(pdu, LinkSecurity(level: .authenticated)) == nil, "\(pdu)")
+        }
+        // A short key: refused with Encryption Key Size Too Short where the server wants 16 bytes.
+        var strict = ATTServerConnection(security: LinkSecurity(level: .authenticated, keySize: 7), minimumKeySize: 16)
+        #expect(ATTServer.handle(.readRequest(handle: authenticated.valueHandle), database: database, connection: &strict)
+                == .respond(.errorResponse(requestOpcode: .readRequest, handle: authenticated.valueHandle,
+                                           error: .encryptionKeySizeTooShort)))
+        // Authorization the application has not granted; a prepared write still needs encryption.
+        #expect(answer(.readRequest(handle: authorized.valueHandle)) == .insufficientAuthorization)
+        #expect(answer(.readRequest(handle: authorized.valueHandle), LinkSecurity(isAuthorized: true)) == nil)
+        #expect(answer(.prepareWriteRequest(handle: authorized.valueHandle, offset: 0, value: [1])) == .insufficientEncryption)
+        // A write command that fails a check is dropped, never answered.
+        var connection = ATTServerConnection()
+        guard case .ignore = ATTServer.handle(.writeCommand(handle: closed.valueHandle, value: [1]), database: database,
+                                              connection: &connection) else {
+            Issue.record("a refused command was not dropped"); return
+        }
     }
 
     @Test("writes: CCCD per client, application writes, refusals; commands are never answered")

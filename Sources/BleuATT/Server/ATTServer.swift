@@ -73,7 +73,7 @@ public enum ATTServer {
             if let bad = badRange(start, end) { return bad }
             var entries: [ATTPDU.HandleValue] = []
             for attribute in database.attributes(in: start, end) where attribute.type == type {
-                if let refusal = readRefusal(attribute) {
+                if let refusal = readRefusal(attribute, connection) {
                     return entries.isEmpty ? error(refusal, attribute.handle) : .respond(.readByTypeResponse(entries))
                 }
                 let value: [UInt8]
@@ -97,7 +97,7 @@ public enum ATTServer {
             var offset = 0
             if case .readBlobRequest(_, let o) = pdu { offset = Int(o) }
             guard let attribute = database.attribute(handle) else { return error(.invalidHandle, handle) }
-            if let refusal = readRefusal(attribute) { return error(refusal, handle) }
+            if let refusal = readRefusal(attribute, connection) { return error(refusal, handle) }
             let kind: ATTReadOperation.Kind = offset == 0 && pdu.opcode == .readRequest ? .read : .blob
             let value: [UInt8]
             switch attribute.value {
@@ -115,7 +115,7 @@ public enum ATTServer {
             var values: [[UInt8]] = []
             for handle in handles {
                 guard let attribute = database.attribute(handle) else { return error(.invalidHandle, handle) }
-                if let refusal = readRefusal(attribute) { return error(refusal, handle) }
+                if let refusal = readRefusal(attribute, connection) { return error(refusal, handle) }
                 switch attribute.value {
                 case .fixed(let bytes): values.append(bytes)
                 case .clientConfiguration: values.append(cccdValue(attribute, connection))
@@ -156,28 +156,40 @@ public enum ATTServer {
             guard let attribute = database.attribute(handle) else { return refuse(.invalidHandle) }
             switch attribute.value {
             case .clientConfiguration:
-                guard value.count == 2, let characteristic = attribute.characteristic else {
-                    return refuse(.invalidAttributeValueLength)
-                }
+                guard let characteristic = attribute.characteristic else { return refuse(.unlikelyError) }
+                if let code = AttributeAccess.configurationError(value, for: characteristic.properties) { return refuse(code) }
                 let bits = UInt16(value[0]) | UInt16(value[1]) << 8
+                if bits != 0, let code = AttributeAccess.error(for: .subscribe, on: characteristic, link: connection.security,
+                                                               minimumKeySize: connection.minimumKeySize) {
+                    return refuse(code)
+                }
                 connection.configure(characteristic.valueHandle, bits)
                 return .subscriptionChanged(characteristic, configuration: bits, response: isCommand ? nil : .writeResponse)
             case .fixed:
                 return refuse(.writeNotPermitted)
             case .dynamic:
                 guard let characteristic = attribute.characteristic else { return refuse(.unlikelyError) }
-                let needed: CharacteristicProperties = isCommand ? .writeWithoutResponse : .write
-                guard characteristic.properties.contains(needed) else { return refuse(.writeNotPermitted) }
-                if characteristic.permissions.contains(.writeEncryptionRequired) { return refuse(.insufficientEncryption) }
-                guard value.count <= 512 else { return refuse(.invalidAttributeValueLength) }
+                if let code = AttributeAccess.error(for: isCommand ? .writeCommand : .write, on: characteristic,
+                                                    link: connection.security, minimumKeySize: connection.minimumKeySize)
+                    ?? AttributeAccess.lengthError(offset: 0, length: value.count) {
+                    return refuse(code)
+                }
                 return .write(ATTWriteOperation(writes: [.init(characteristic: characteristic, offset: 0, value: value)],
                                                 request: isCommand ? nil : .writeRequest))
             }
 
         case let .prepareWriteRequest(handle, offset, value):
             guard let attribute = database.attribute(handle) else { return error(.invalidHandle, handle) }
-            guard case .dynamic = attribute.value, let characteristic = attribute.characteristic,
-                  characteristic.properties.contains(.write) else { return error(.writeNotPermitted, handle) }
+            switch attribute.value {
+            case .clientConfiguration: return error(.attributeNotLong, handle)
+            case .fixed: return error(.writeNotPermitted, handle)
+            case .dynamic: break
+            }
+            guard let characteristic = attribute.characteristic else { return error(.unlikelyError, handle) }
+            if let code = AttributeAccess.error(for: .write, on: characteristic, link: connection.security,
+                                                minimumKeySize: connection.minimumKeySize) {
+                return error(code, handle)
+            }
             guard connection.preparedWrites.count < connection.maxPreparedWrites else { return error(.prepareQueueFull, handle) }
             connection.preparedWrites.append((handle, offset, value))
             return .respond(.prepareWriteResponse(handle: handle, offset: offset, value: value))
@@ -191,7 +203,9 @@ public enum ATTServer {
                 guard let characteristic = database.attribute(entry.handle)?.characteristic else {
                     return error(.invalidHandle, entry.handle)
                 }
-                guard Int(entry.offset) + entry.value.count <= 512 else { return error(.invalidAttributeValueLength, entry.handle) }
+                if let code = AttributeAccess.lengthError(offset: Int(entry.offset), length: entry.value.count) {
+                    return error(code, entry.handle)
+                }
                 writes.append(.init(characteristic: characteristic, offset: Int(entry.offset), value: entry.value))
             }
             return .write(ATTWriteOperation(writes: writes, request: .executeWriteRequest))
@@ -208,12 +222,12 @@ public enum ATTServer {
         }
     }
 
-    /// Why a read of `attribute` is refused, if it is.
-    private static func readRefusal(_ attribute: GATTDatabase.Attribute) -> ATTError? {
+    /// Why a read of `attribute` is refused, if it is: a characteristic value goes through the
+    /// access rules; declarations, descriptors and CCCDs are readable by anyone.
+    private static func readRefusal(_ attribute: GATTDatabase.Attribute, _ connection: ATTServerConnection) -> ATTError? {
         guard let characteristic = attribute.characteristic, attribute.handle == characteristic.valueHandle else { return nil }
-        if !characteristic.properties.contains(.read) { return .readNotPermitted }
-        if characteristic.permissions.contains(.readEncryptionRequired) { return .insufficientEncryption }
-        return nil
+        return AttributeAccess.error(for: .read, on: characteristic, link: connection.security,
+                                     minimumKeySize: connection.minimumKeySize)
     }
 
     private static func cccdValue(_ attribute: GATTDatabase.Attribute, _ connection: ATTServerConnection) -> [UInt8] {

@@ -1,0 +1,87 @@
+import BleuCore
+import Testing
+
+@testable import BleuATT
+
+@Suite("Access rules: properties, permissions, security, key size, authorization")
+struct AttributeAccessTests {
+    static let levels: [LinkSecurity] = SecurityLevel.allCases.flatMap { level in
+        [7, 16].flatMap { keySize in
+            [false, true].map { LinkSecurity(level: level, keySize: keySize, isAuthorized: $0) }
+        }
+    }
+
+    /// The expected answer, written out from the rule list in the specification's order.
+    static func expected(_ request: AttributeAccess.Request, _ p: CharacteristicProperties, _ q: AttributePermissions,
+                         _ link: LinkSecurity, minimumKeySize: Int) -> ATTError? {
+        let (auth, enc, authz): (AttributePermissions, AttributePermissions, AttributePermissions)
+        switch request {
+        case .read, .subscribe:
+            (auth, enc, authz) = (.readAuthenticationRequired, .readEncryptionRequired, .readAuthorizationRequired)
+        case .write, .writeCommand:
+            (auth, enc, authz) = (.writeAuthenticationRequired, .writeEncryptionRequired, .writeAuthorizationRequired)
+        }
+        switch request {
+        case .read:
+            if !p.contains(.read) || !q.contains(.readable) { return .readNotPermitted }
+        case .write:
+            if !p.contains(.write) { return p.contains(.writeWithoutResponse) ? .requestNotSupported : .writeNotPermitted }
+            if !q.contains(.writeable) { return .writeNotPermitted }
+        case .writeCommand:
+            if !p.contains(.writeWithoutResponse) || !q.contains(.writeable) { return .writeNotPermitted }
+        case .subscribe:
+            break
+        }
+        if q.contains(auth), link.level != .authenticated { return .insufficientAuthentication }
+        let encrypted = q.contains(auth) || q.contains(enc)
+        if encrypted, link.level == .unencrypted { return .insufficientEncryption }
+        if encrypted, link.keySize < minimumKeySize { return .encryptionKeySizeTooShort }
+        if q.contains(authz), !link.isAuthorized { return .insufficientAuthorization }
+        return nil
+    }
+
+    @Test("every property × permission × link security × request gets the specification's answer")
+    func exhaustive() {
+        var checked = 0
+        for properties in 0...255 {
+            for permissions in 0...255 {
+                let characteristic = PublishedCharacteristic(
+                    service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
+                    properties: CharacteristicProperties(rawValue: UInt8(properties)),
+                    permissions: AttributePermissions(rawValue: UInt16(permissions)), valueHandle: 3)
+                for link in Self.levels {
+                    for request in AttributeAccess.Request.allCases {
+                        for minimumKeySize in [7, 16] {
+                            let answer = AttributeAccess.error(for: request, on: characteristic, link: link,
+                                                               minimumKeySize: minimumKeySize)
+                            let expected = Self.expected(request, characteristic.properties, characteristic.permissions,
+                                                         link, minimumKeySize: minimumKeySize)
+                            if answer != expected {
+                                Issue.record("\(request) on \(characteristic.properties) \(permissions) over \(link): \(String(describing: answer)) ≠ \(String(describing: expected))")
+                                return
+                            }
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 256 * 256 * Self.levels.count * 4 * 2)
+    }
+
+    @Test("value lengths and CCCD values are checked as the specification says")
+    func lengthsAndConfiguration() {
+        #expect(AttributeAccess.lengthError(offset: 0, length: 512) == nil)
+        #expect(AttributeAccess.lengthError(offset: 0, length: 513) == .invalidAttributeValueLength)
+        #expect(AttributeAccess.lengthError(offset: 500, length: 12) == nil)
+        #expect(AttributeAccess.lengthError(offset: 500, length: 13) == .invalidAttributeValueLength)
+        #expect(AttributeAccess.lengthError(offset: 513, length: 0) == .invalidOffset)
+        #expect(AttributeAccess.configurationError([1, 0], for: [.notify]) == nil)
+        #expect(AttributeAccess.configurationError([2, 0], for: [.notify]) == .cccdImproperlyConfigured)
+        #expect(AttributeAccess.configurationError([2, 0], for: [.indicate]) == nil)
+        #expect(AttributeAccess.configurationError([3, 0], for: [.notify, .indicate]) == nil)
+        #expect(AttributeAccess.configurationError([4, 0], for: [.notify, .indicate]) == .cccdImproperlyConfigured)
+        #expect(AttributeAccess.configurationError([0, 0], for: []) == nil)
+        #expect(AttributeAccess.configurationError([1], for: [.notify]) == .invalidAttributeValueLength)
+    }
+}
