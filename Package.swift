@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "BleuHCITests",
             dependencies: [
-                "BleuHCI", "BleuATT", "BleuCore", "BleuEmulator",
+                "BleuHCI", "BleuATT", "BleuCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -173,7 +173,3 @@ func hexBytes(_ string: String) -> [UInt8] {
     }
     return bytes
 }
-
-func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-}

@@ -1,6 +1,5 @@
 import BleuATT
 import BleuCore
-import BleuEmulator
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
 import BleuCore
-import BleuEmulator
 import Testing
 
 @testable import BleuHCI

@@ -1,6 +1,5 @@
 import BleuATT
 import BleuCore
-import BleuEmulator
 import Foundation
 
 @testable import BleuHCI

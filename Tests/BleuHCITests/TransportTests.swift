@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import BleuCore
-import BleuEmulator
 import NIOCore
 import NIOPosix
 import Testing

@@ -1,3 +1,4 @@
+import BleuCore
 import Foundation
 import Testing
 

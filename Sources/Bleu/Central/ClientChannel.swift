@@ -260,7 +260,7 @@ final class ClientChannel: StreamReceiver {
     private func received(_ value: Data) {
         let outcome: Result<Reply?, any Error> = state.withLock { state in
             do {
-                let now = clock.now
+                let now = clock.instant
                 for expired in state.reassembler.expire(now: now) {
                     limits.logger.warning("a reply from \(peripheral) timed out after \(expired.receivedBytes) bytes")
                 }

@@ -232,7 +232,7 @@ final class PeripheralHost: Sendable {
         let message: [UInt8]?
         do {
             message = try state.withLock { state throws(WireError) -> [UInt8]? in
-                let now = clock.now
+                let now = clock.instant
                 for expired in state.reassembler.expire(now: now) {
                     configuration.logger.warning("a request from \(expired.peer.central) timed out after \(expired.receivedBytes) bytes")
                 }

@@ -77,13 +77,13 @@ struct GATTCommand: AsyncParsableCommand {
                     do {
                         let value = try await central.read(characteristic)
                         let decoded = KnownValues.describe(value, of: characteristic.uuid).map { "  = \($0)" } ?? ""
-                        print("    Value: \(AdvertisingDescription.hex(value))\(decoded)")
+                        print("    Value: \(hexString(value))\(decoded)")
                     } catch {
                         print("    Value: unreadable (\(error))")
                     }
                 }
                 for descriptor in try await central.discoverDescriptors(for: characteristic) {
-                    let value = (try? await central.read(descriptor)).map { AdvertisingDescription.hex($0) } ?? "unreadable"
+                    let value = (try? await central.read(descriptor)).map { hexString($0) } ?? "unreadable"
                     print("    Descriptor \(descriptor.uuid)  handle 0x\(hex4(descriptor.handle))  value \(value)")
                 }
             }
@@ -98,8 +98,4 @@ struct GATTCommand: AsyncParsableCommand {
         ]
         return all.filter { properties.contains($0.0) }.map(\.1).joined(separator: ", ")
     }
-}
-
-func hex4(_ value: UInt16) -> String {
-    String(format: "%04X", value)
 }

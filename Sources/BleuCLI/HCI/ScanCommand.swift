@@ -69,20 +69,16 @@ enum AdvertisingDescription {
             fields.append("solicits " + data.solicitedServiceUUIDs.map(\.description).joined(separator: ", "))
         }
         for (uuid, value) in data.serviceData.sorted(by: { $0.key.description < $1.key.description }) {
-            fields.append("service data \(uuid.uuidString): \(hex(value))")
+            fields.append("service data \(uuid.uuidString): \(hexString(value))")
         }
         if let beacon = data.iBeacon {
             fields.append("iBeacon \(beacon.proximityUUID) major \(beacon.major) minor \(beacon.minor) power \(beacon.measuredPower) dBm")
         } else if let manufacturer = data.manufacturerData {
-            fields.append("manufacturer 0x\(String(format: "%04X", manufacturer.companyID)): \(hex(manufacturer.data))")
+            fields.append("manufacturer 0x\(String(format: "%04X", manufacturer.companyID)): \(hexString(manufacturer.data))")
         }
         if let power = data.txPowerLevel { fields.append("tx power \(power) dBm") }
         if let appearance = data.appearance { fields.append(String(format: "appearance 0x%04X", appearance)) }
         if let flags = data.flags { fields.append(String(format: "flags 0x%02X", flags.rawValue)) }
         return fields
-    }
-
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
     }
 }

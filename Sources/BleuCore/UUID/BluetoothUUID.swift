@@ -88,18 +88,13 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable {
     /// The shortest textual form: 4 hex digits for 16-bit, 8 for 32-bit, otherwise the full
     /// 36-character form. Upper case.
     public var uuidString: String {
-        if let short = uuid16 { return Self.hex(UInt32(short), digits: 4) }
-        if let value = uuid32 { return Self.hex(value, digits: 8) }
+        if let short = uuid16 { return hex(short) }
+        if let value = uuid32 { return hex(value) }
         return uuid.uuidString
     }
 
     /// The full 128-bit textual form, upper case, with dashes.
     public var uuidString128: String { uuid.uuidString }
-
-    private static func hex(_ value: UInt32, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
 
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)

@@ -9,7 +9,7 @@ import HeapModule
 /// runs a scheduler task that wakes the engine when its next timer is due.
 struct Engine {
     let configuration: EmulatorConfiguration
-    let clock: BusClock
+    let clock: ElapsedClock
     let seed: UInt64
     /// The namespace of the identifiers centrals and peripherals see each other under.
     let namespace: UUID
@@ -64,7 +64,7 @@ struct Engine {
     var instantQueue: Deque<(link: Int, packet: LinkPacket)> = []
     var drainingInstantQueue = false
 
-    init(configuration: EmulatorConfiguration, clock: BusClock) {
+    init(configuration: EmulatorConfiguration, clock: ElapsedClock) {
         self.configuration = configuration
         self.clock = clock
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)

@@ -24,7 +24,7 @@ public final class EmulatorBus: Sendable {
     public let seed: UInt64
 
     let engine: Locked<Engine>
-    private let clock: BusClock
+    private let clock: ElapsedClock
     private let operationCounter = Atomic<UInt64>(1)
 
     /// A bus shared by everything in the process that does not bring its own, with the
@@ -36,7 +36,7 @@ public final class EmulatorBus: Sendable {
     /// time); with ``EmulatorConfiguration/Timing/instant`` timing the clock only arms timeouts.
     public init(configuration: EmulatorConfiguration = .instant, clock: any Clock<Duration> = ContinuousClock()) {
         let normalized = configuration.normalized()
-        let busClock = BusClock(clock)
+        let busClock = ElapsedClock(clock)
         let engine = Engine(configuration: normalized, clock: busClock)
         self.configuration = normalized
         self.seed = engine.seed
@@ -49,7 +49,7 @@ public final class EmulatorBus: Sendable {
                 Task { [weak self] in
                     while let target = self?.schedulerTarget(generation) {
                         do {
-                            try await busClock.sleep(target)
+                            try await busClock.sleep(until: target)
                         } catch {
                             return
                         }

@@ -83,16 +83,11 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
         fields.append(direction?.rawValue ?? "   ")
         fields.append(kind.rawValue)
         var what = detail
-        if let opcode { what = "0x\(hex(opcode, 2)) " + what }
+        if let opcode { what = "0x\(hex(opcode)) " + what }
         fields.append(what)
-        if let handle { fields.append("handle 0x\(hex(handle, 4))") }
+        if let handle { fields.append("handle 0x\(hex(handle))") }
         if let length { fields.append("len \(length)") }
         return fields.joined(separator: "  ")
-    }
-
-    private func hex<T: BinaryInteger>(_ value: T, _ width: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }
 

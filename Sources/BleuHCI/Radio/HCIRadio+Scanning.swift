@@ -68,7 +68,7 @@ extension HCIRadio {
 
     func scanReport(_ report: ScanReport) {
         guard var session = scan else { return }
-        let found = session.collector.receive(report, now: elapsed())
+        let found = session.collector.receive(report, now: elapsed.now())
         scan = session
         publish(found)
         scheduleScanExpiry()
@@ -87,7 +87,7 @@ extension HCIRadio {
     private func scheduleScanExpiry() {
         guard let session = scan, session.expiryTask == nil, let deadline = session.collector.nextDeadline else { return }
         let id = session.id
-        let wait = deadline - elapsed()
+        let wait = deadline - elapsed.now()
         scan?.expiryTask = Task { [weak self, clock] in
             try? await clock.sleep(for: max(.zero, wait))
             await self?.expireScan(id)
@@ -97,7 +97,7 @@ extension HCIRadio {
     private func expireScan(_ id: Int) {
         guard var session = scan, session.id == id else { return }
         session.expiryTask = nil
-        let found = session.collector.expire(now: elapsed())
+        let found = session.collector.expire(now: elapsed.now())
         scan = session
         publish(found)
         scheduleScanExpiry()

@@ -19,7 +19,7 @@ public actor HCIRadio {
     let host: HCIHost
     let clock: any Clock<Duration>
     /// Time since the radio was made, on its clock.
-    let elapsed: @Sendable () -> Duration
+    let elapsed: ElapsedClock
     /// How the radio uses its controller.
     public let configuration: HCIRadioConfiguration
     /// Connections, attempts, refusals and peer violations, with the connection handle.
@@ -89,16 +89,11 @@ public actor HCIRadio {
         self.host = host
         self.logger = logger
         self.clock = clock
-        self.elapsed = Self.stopwatch(clock)
+        self.elapsed = ElapsedClock(clock)
         self.configuration = configuration
         database = GATTDatabase(deviceName: configuration.deviceName, appearance: configuration.appearance)
         peers = PeerDirectory(localAddress: .zero, capacity: configuration.maxKnownPeers)
         outbound = AsyncStream.makeStream(of: Outbound.self).continuation
-    }
-
-    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
-        let origin = clock.now
-        return { origin.duration(to: clock.now) }
     }
 
     /// Opens the transport an endpoint names, and starts a radio on it.

@@ -11,7 +11,7 @@ actor DeviceActor {
     private var machine: DeviceMachine
     private let radio: RadioOwner
     private let profile: DeviceProfile
-    private let clock: OrchestratorClock
+    private let clock: ElapsedClock
     private let hooks: DeviceHooks
     private let metrics: DeviceMetrics
     private var logger: Logger
@@ -26,7 +26,7 @@ actor DeviceActor {
     private var attemptStarted: Duration?
     private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
 
-    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, clock: OrchestratorClock,
+    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, clock: ElapsedClock,
          hooks: DeviceHooks, metrics: DeviceMetrics, logger: Logger) {
         self.id = id
         self.machine = machine

@@ -26,7 +26,7 @@ public actor FleetOrchestrator {
     public nonisolated let configuration: FleetConfiguration
 
     let radio: RadioOwner
-    private let clock: OrchestratorClock
+    private let clock: ElapsedClock
     private let logger: Logger
     private let metricsFactory: any MetricsFactory
     private let store: any PinnedDeviceStore
@@ -70,7 +70,7 @@ public actor FleetOrchestrator {
         self.sessionID = String(seed, radix: 36)
         self.configuration = configuration
         self.pool = configuration.pool
-        self.clock = OrchestratorClock(clock)
+        self.clock = ElapsedClock(clock)
         var logger = logger
         logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
         self.logger = logger

@@ -28,7 +28,7 @@ actor RadioOwner {
     // The scan that resolves peripherals the central does not know (RadioOwner+Scan.swift).
     let scanService: BluetoothUUID
     let scanTimeout: Duration
-    let clock: OrchestratorClock
+    let clock: ElapsedClock
     var scanWaiters: [UUID: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
     var seenInScan: Set<UUID> = []
     var scanning = false
@@ -37,7 +37,7 @@ actor RadioOwner {
     var nextScanTicket: UInt64 = 0
 
     init(central: any CentralManager, maximumAttempts: Int, connectTimeout: Duration, scanService: BluetoothUUID,
-         scanTimeout: Duration, clock: OrchestratorClock) {
+         scanTimeout: Duration, clock: ElapsedClock) {
         self.central = central
         self.maximumAttempts = max(1, maximumAttempts)
         self.connectTimeout = connectTimeout

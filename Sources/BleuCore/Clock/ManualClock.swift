@@ -1,6 +1,4 @@
-import BleuCore
-
-/// A clock that moves only when told to: give it to an ``EmulatorBus`` to run the realistic
+/// A clock that moves only when told to: give it to an `EmulatorBus` to run the realistic
 /// link model in virtual time, then ``advance(by:)`` it. Sleepers wake in deadline order.
 ///
 /// ```swift
