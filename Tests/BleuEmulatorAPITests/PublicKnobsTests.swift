@@ -9,7 +9,7 @@ import Testing
 
 /// Issue 3 point 2, "every knob public": set each knob of the configuration and of the
 /// managers' options from outside the module, and check that no stored property was missed.
-@Suite("2 · Every knob public (no @testable)")
+@Suite("Every knob public (no @testable)")
 struct PublicKnobsTests {
     /// The labels of a value's stored properties.
     static func labels(_ value: Any) -> Set<String> {

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// The pure GATT database and access checks behind issue point 4.
-@Suite("4 · GATT database (pure)")
+/// The pure GATT database and access checks.
+@Suite("GATT database (pure)")
 struct AttributeDatabaseTests {
     @Test("handles are laid out as a real server does: declaration, value, CCCD, descriptors")
     func layout() throws {

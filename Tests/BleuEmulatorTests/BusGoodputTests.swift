@@ -3,12 +3,12 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 3 end to end: bulk notifications and bulk writes without response through
+/// End to end: bulk notifications and bulk writes without response through
 /// managers on a bus reach the DESIGN.md references (237 / 791 / 323 / 1402 kb/s) within 3 %
 /// when the connection interval is long enough and one ATT PDU fills one LL payload (ATT MTU =
 /// data length − 4, see Docs/EmulatorLinkModel.md). Virtual time on a `ManualClock`, timed by the
 /// bus's trace: the result does not depend on the machine.
-@Suite("3 · Goodput on the bus")
+@Suite("Goodput on the bus")
 struct BusGoodputTests {
     static let pairs: [(PHY, Int)] = [(.le1M, 27), (.le1M, 251), (.le2M, 27), (.le2M, 251)]
     static let interval = Duration.milliseconds(100)

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 2: the configuration, its presets and every knob.
-@Suite("2 · Configuration")
+/// The configuration, its presets and every knob.
+@Suite("Configuration")
 struct ConfigurationTests {
     @Test("the presets say what they are")
     func presets() {

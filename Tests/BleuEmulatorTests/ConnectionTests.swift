@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 6: connections.
-@Suite("6 · Connections")
+/// Connections.
+@Suite("Connections")
 struct ConnectionTests {
     /// A peripheral the central has heard, then stopped advertising.
     static func silentPeripheral(_ bus: EmulatorBus) async throws -> (EmulatedPeripheralManager, EmulatedCentralManager, UUID) {

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 9: faults reproducible from a seed.
-@Suite("9 · Faults by seed")
+/// Faults reproducible from a seed.
+@Suite("Faults by seed")
 struct FaultTests {
     /// The seed for this run: `BLEU_EMULATOR_SEED` from the environment to replay one, else fixed.
     static var seed: UInt64 {

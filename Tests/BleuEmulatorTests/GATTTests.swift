@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 4: GATT as on hardware.
-@Suite("4 · GATT as on hardware")
+/// GATT as on hardware.
+@Suite("GATT as on hardware")
 struct GATTTests {
     @Test("properties and permissions are enforced with the right ATT error, before the application sees anything")
     func permissions() async throws {

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 8, L2CAP: connection-oriented channels with credits.
-@Suite("8 · L2CAP channels")
+/// L2CAP: connection-oriented channels with credits.
+@Suite("L2CAP channels")
 struct L2CAPTests {
     /// A connected fixture with a channel open; returns both ends.
     static func open(_ configuration: EmulatorConfiguration = .instant, requiresEncryption: Bool = false) async throws

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 3, the pure part: air time, connection events, one radio per central.
-@Suite("3 · Link model (pure)")
+/// The pure part: air time, connection events, one radio per central.
+@Suite("Link model (pure)")
 struct LinkModelTests {
     @Test("packet air times follow Core Spec Vol 6 Part B")
     func airTimes() {

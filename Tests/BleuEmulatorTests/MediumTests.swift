@@ -3,9 +3,9 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 1: a medium you create, isolated, with identifiers the peripheral cannot
+/// A medium you create, isolated, with identifiers the peripheral cannot
 /// choose and events in link order.
-@Suite("1 · The medium")
+@Suite("The medium")
 struct MediumTests {
     /// Everything a scan on an instant bus hears at once.
     static func heard(by central: EmulatedCentralManager, _ options: ScanOptions = ScanOptions()) async throws -> [Advertisement] {
@@ -132,7 +132,7 @@ struct MediumTests {
 }
 
 /// The managers' event streams: ordered, bounded, and aware of what their consumers took.
-@Suite("1 · Event streams")
+@Suite("Event streams")
 struct EventHubTests {
     @Test("every stream gets the prefix, then every event in order; a slow stream keeps the newest")
     func orderAndBound() async {

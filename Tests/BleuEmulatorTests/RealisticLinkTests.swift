@@ -3,9 +3,9 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 3 on a bus: PDUs delivered at connection events on the bus's clock, in
+/// On a bus: PDUs delivered at connection events on the bus's clock, in
 /// virtual time (a manual clock), and `.instant` never waiting on the clock.
-@Suite("3 · Link model on the bus")
+@Suite("Link model on the bus")
 struct RealisticLinkTests {
     static func configuration(phy: PHY = .le1M, dataLength: Int = 27, interval: Duration = .milliseconds(30)) -> EmulatorConfiguration {
         var configuration = EmulatorConfiguration.default

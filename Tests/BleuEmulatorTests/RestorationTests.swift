@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 7: state restoration with CoreBluetooth's willRestoreState semantics.
-@Suite("7 · State restoration")
+/// State restoration with CoreBluetooth's willRestoreState semantics.
+@Suite("State restoration")
 struct RestorationTests {
     @Test("a restored central gets its predecessor's links, scan and subscriptions, and can read at once")
     func centralRestoration() async throws {

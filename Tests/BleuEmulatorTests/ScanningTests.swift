@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 5: scanning and advertising.
-@Suite("5 · Scanning and advertising")
+/// Scanning and advertising.
+@Suite("Scanning and advertising")
 struct ScanningTests {
     static let heartRate = BluetoothUUID.Service.heartRate
     static let battery = BluetoothUUID.Service.battery

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 8, security: pairing gates protected attributes; bonds are remembered per bus.
-@Suite("8 · Pairing and bonding")
+/// Security: pairing gates protected attributes; bonds are remembered per bus.
+@Suite("Pairing and bonding")
 struct SecurityTests {
     static func configuration(_ method: PairingConfiguration.Method, bonding: Bool = true) -> EmulatorConfiguration {
         var configuration = EmulatorConfiguration.instant

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @testable import BleuEmulator
 
-/// Issue point 10: an event trace of every link-level event.
-@Suite("10 · Event trace")
+/// An event trace of every link-level event.
+@Suite("Event trace")
 struct TraceTests {
     @Test("the trace records connections, every PDU with direction, opcode, handle and length, and disconnections")
     func contents() async throws {

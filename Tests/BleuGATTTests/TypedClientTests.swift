@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BleuGATT
 
-/// Issue point 4: the typed central's discovery, its errors, bytes for what the catalogue does
+/// The typed central's discovery, its errors, bytes for what the catalogue does
 /// not know, and subscriptions that end cleanly.
 @Suite("Typed GATT client: discovery, errors, subscriptions")
 struct TypedClientTests {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BleuGATT
 
-/// Issue points 4–6 end to end on the emulator: a typed peripheral and a typed central of the
+/// End to end on the emulator: a typed peripheral and a typed central of the
 /// SIG profiles, through the radio protocols only.
 @Suite("Typed GATT on the emulator: the SIG profiles")
 struct TypedProfileTests {

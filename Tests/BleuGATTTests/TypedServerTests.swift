@@ -30,7 +30,7 @@ enum TestControlService: GATTService {
     }
 }
 
-/// Issue point 5: values encoded and validated for the handlers; malformed writes answered
+/// Values encoded and validated for the handlers; malformed writes answered
 /// with the right ATT error and never passed on.
 @Suite("Typed GATT server: validation and answers")
 struct TypedServerTests {

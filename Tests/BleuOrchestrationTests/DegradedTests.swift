@@ -6,7 +6,7 @@ import Testing
 
 /// The degraded states: protocol errors on writes, and full queues — on the reducer and on the
 /// emulator.
-@Suite("2 · Degraded: operation errors and back-pressure", .timeLimit(.minutes(1)))
+@Suite("Degraded: operation errors and back-pressure", .timeLimit(.minutes(1)))
 struct DegradedTests {
     static func fleet(_ world: FleetWorld, limits: SchedulerLimits = SchedulerLimits()) -> FleetOrchestrator {
         let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 4),

@@ -4,11 +4,11 @@ import Foundation
 import Testing
 @testable import BleuOrchestration
 
-/// Issue point 5, across devices: a device with a full bulk backlog next to light devices on one
+/// Across devices: a device with a full bulk backlog next to light devices on one
 /// radio, on the realistic link in virtual time. Each device has its own pump, so the light
 /// devices are done long before the heavy one; a scheduler that served devices in turn from one
 /// queue would make them wait for the whole backlog.
-@Suite("5 · Fairness across devices", .timeLimit(.minutes(2)))
+@Suite("Fairness across devices", .timeLimit(.minutes(2)))
 struct FairnessTests {
     @Test("light devices finish within a bound while a heavy device's backlog is still draining")
     func lightDevicesAreNotHeldUp() async throws {

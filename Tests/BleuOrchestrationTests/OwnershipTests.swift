@@ -4,9 +4,9 @@ import Foundation
 import Testing
 @testable import BleuOrchestration
 
-/// Issue points 1, 3 and 8 on the emulator: the pinned set reaches ready, comes back after link
+/// On the emulator: the pinned set reaches ready, comes back after link
 /// loss (re-subscribing), respects the gates and the global cap, all in virtual time.
-@Suite("1 · Ownership, gating and the pinned set on the emulator")
+@Suite("Ownership, gating and the pinned set on the emulator")
 struct OwnershipTests {
     static func fleet(_ world: FleetWorld, attempts: Int = 4, backoff: BackoffPolicy = BackoffPolicy(discoveryTimeout: .seconds(60)),
                       seed: UInt64 = 42) -> FleetOrchestrator {

@@ -4,9 +4,9 @@ import Foundation
 import Testing
 @testable import BleuOrchestration
 
-/// Issue point 4: pinned and pooled together; the score; pinned devices evicting pooled ones;
+/// Pinned and pooled together; the score; pinned devices evicting pooled ones;
 /// policy changes at run time.
-@Suite("4 · Policies: pinned set and dynamic pool")
+@Suite("Policies: pinned set and dynamic pool")
 struct PoolPolicyTests {
     static let ids = (0..<6).map { UUID(uuidString: "00000000-0000-0000-0000-00000000000\($0)")! }
 

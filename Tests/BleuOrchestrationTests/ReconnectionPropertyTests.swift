@@ -3,10 +3,10 @@ import Foundation
 import Testing
 @testable import BleuOrchestration
 
-/// Issue point 3 on the pure core: failure classes, jittered backoff with a budget, fast first
+/// On the pure core: failure classes, jittered backoff with a budget, fast first
 /// retry, resets on success, the circuit breaker and the gates — as properties over seeded
 /// random runs (each prints its seed; set BLEU_FLEET_SEED to replay one).
-@Suite("3 · Reconnection: classification, backoff, budget, circuit breaker")
+@Suite("Reconnection: classification, backoff, budget, circuit breaker")
 struct ReconnectionPropertyTests {
     static func seed(_ name: String) -> UInt64 {
         let seed = ProcessInfo.processInfo.environment["BLEU_FLEET_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0 ... .max)

@@ -5,7 +5,7 @@ import Testing
 @testable import BleuOrchestration
 
 /// Resolving devices the central does not know, and disconnections the engine did not cause.
-@Suite("1 · Resolving by scan; links cancelled by others", .timeLimit(.minutes(1)))
+@Suite("Resolving by scan; links cancelled by others", .timeLimit(.minutes(1)))
 struct ResolveAndRouteTests {
     static func fleet(_ central: any CentralManager, _ world: FleetWorld, scanTimeout: Duration = .seconds(10)) -> FleetOrchestrator {
         let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 16),

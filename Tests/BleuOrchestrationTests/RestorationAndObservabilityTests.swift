@@ -6,9 +6,9 @@ import MetricsTestKit
 import Testing
 @testable import BleuOrchestration
 
-/// Issue points 6 and 7: pinned devices persist and return to ready after a restart with
+/// Pinned devices persist and return to ready after a restart with
 /// restoration; metrics, structured logs and the lifecycle stream.
-@Suite("6–7 · Restoration and observability", .timeLimit(.minutes(1)))
+@Suite("Restoration and observability", .timeLimit(.minutes(1)))
 struct RestorationAndObservabilityTests {
     @Test("the JSON store round-trips pinned identifiers and starts empty")
     func jsonStore() throws {

@@ -5,9 +5,9 @@ import Foundation
 import Testing
 @testable import BleuOrchestration
 
-/// Issue point 5: bounded QoS queues with a fair policy, credits, the write-with-response
+/// Bounded QoS queues with a fair policy, credits, the write-with-response
 /// fallback, and the incoming pipeline.
-@Suite("5 · Outgoing scheduler and incoming pipeline")
+@Suite("Outgoing scheduler and incoming pipeline")
 struct SchedulerTests {
     static let device = UUID()
 

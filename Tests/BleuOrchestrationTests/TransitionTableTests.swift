@@ -2,10 +2,10 @@ import BleuCore
 import Testing
 @testable import BleuOrchestration
 
-/// Issue point 2: the transition table, every state × every event, against rows written out by
+/// The transition table, every state × every event, against rows written out by
 /// hand (not derived from the implementation). A cell not listed must leave the state as it is
 /// and return no effect.
-@Suite("2 · Device state machine: the transition table")
+@Suite("Device state machine: the transition table")
 struct TransitionTableTests {
     static let now = Duration.seconds(100)
     static let token: UInt64 = 5
