@@ -22,8 +22,8 @@ struct TraceTests {
         #expect(trace.last?.kind == .disconnected)
         #expect(trace.map(\.sequence) == Array(trace.indices))
         let text = fixture.bus.traceText()
-        #expect(text.contains("C→P  ATT  0x0A Read Req  handle 0x\(String(format: "%04X", read.handle!))  len 3"))
-        #expect(text.contains("P→C  ATT  0x0B Read Rsp"))
+        #expect(text.contains("C→P  ATT  0x0A Read Request  handle 0x\(String(format: "%04X", read.handle!))  len 3"))
+        #expect(text.contains("P→C  ATT  0x0B Read Response"))
         #expect(text.contains("LL  0x02 LL_TERMINATE_IND"))
         #expect(text.split(separator: "\n").count == trace.count)
     }

@@ -44,40 +44,53 @@ public struct GATTDatabase: Sendable {
     /// The most attributes the table holds.
     public let capacity: Int
 
-    /// A database holding the GAP and GATT services.
+    /// A database holding the GAP service (Device Name, Appearance) and the GATT service
+    /// (Service Changed), as a host stack that owns them serves.
     public init(deviceName: String = "Bleu", appearance: UInt16 = 0, capacity: Int = 0xFFFE) {
-        self.capacity = capacity
+        self.init(empty: capacity)
         let nameValue = Data(deviceName.utf8.prefix(248))
         var appearanceValue: [UInt8] = []
         appearanceValue.appendLE(appearance)
-        _ = try? add(ServiceDefinition(uuid: BluetoothUUID.Service.genericAccess, characteristics: [
-            CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.deviceName, properties: .read,
-                                     permissions: .readable, value: nameValue),
-            CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.appearance, properties: .read,
-                                     permissions: .readable, value: Data(appearanceValue)),
-        ]), allowingReservedServices: true)
-        if let gatt = try? add(ServiceDefinition(uuid: BluetoothUUID.Service.genericAttribute, characteristics: [
-            CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.serviceChanged, properties: .indicate,
-                                     permissions: [], value: nil),
-        ]), allowingReservedServices: true) {
+        do {
+            _ = try add(ServiceDefinition(uuid: BluetoothUUID.Service.genericAccess, characteristics: [
+                CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.deviceName, properties: .read,
+                                         permissions: .readable, value: nameValue),
+                CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.appearance, properties: .read,
+                                         permissions: .readable, value: Data(appearanceValue)),
+            ]), allowingReservedServices: true)
+            let gatt = try add(ServiceDefinition(uuid: BluetoothUUID.Service.genericAttribute, characteristics: [
+                CharacteristicDefinition(uuid: BluetoothUUID.Characteristic.serviceChanged, properties: .indicate,
+                                         permissions: [], value: nil),
+            ]), allowingReservedServices: true)
             serviceChangedHandle = gatt.characteristics[0].valueHandle
+        } catch {
+            preconditionFailure("the GAP and GATT services always fit an empty database: \(error)")
         }
     }
 
+    /// A database with no service at all, not even GAP and GATT: what an application sees of
+    /// a peripheral whose platform keeps those services to itself (CoreBluetooth, the emulator).
+    public init(empty capacity: Int = 0xFFFE) {
+        self.capacity = capacity
+    }
+
     /// Adds a service after the last handle in use and returns it with its handles. Throws
-    /// ``BleuError/invalidState(_:)`` for a definition the radio protocol forbids.
-    public mutating func add(_ definition: ServiceDefinition) throws -> PublishedService {
+    /// ``BleuError/invalidState(_:)`` for a definition the radio protocol forbids: a static
+    /// value on a characteristic that can be written or that notifies, a value or descriptor
+    /// over 512 bytes, a declared CCCD, an included service that is not published, the GAP or
+    /// GATT service, or no handles left.
+    public mutating func add(_ definition: ServiceDefinition) throws(BleuError) -> PublishedService {
         try add(definition, allowingReservedServices: false)
     }
 
-    private mutating func add(_ definition: ServiceDefinition, allowingReservedServices: Bool) throws -> PublishedService {
+    private mutating func add(_ definition: ServiceDefinition, allowingReservedServices: Bool) throws(BleuError) -> PublishedService {
         try validate(definition, allowingReservedServices: allowingReservedServices)
         var handle = (attributes.last?.handle ?? 0) + 1
         let needed = 1 + definition.includedServices.count + definition.characteristics.reduce(0) {
             $0 + 2 + $1.descriptors.count + ($1.properties.isDisjoint(with: [.notify, .indicate]) ? 0 : 1)
         }
         guard attributes.count + needed <= capacity, Int(handle) + needed - 1 <= 0xFFFF else {
-            throw BleuError.invalidState("the GATT database is full (\(capacity) attributes); remove a service first")
+            throw .invalidState("the GATT database is full (\(capacity) attributes); remove a service first")
         }
         var new: [Attribute] = []
         let serviceType = definition.isPrimary ? BluetoothUUID.Declaration.primaryService : BluetoothUUID.Declaration.secondaryService
@@ -85,7 +98,7 @@ public struct GATTDatabase: Sendable {
         for included in definition.includedServices {
             handle += 1
             guard let range = services.first(where: { $0.published.uuid == included }) else {
-                throw BleuError.invalidState("included service \(included) is not published; add it first")
+                throw .invalidState("service \(definition.uuid) includes \(included), which is not published; add it first")
             }
             var value: [UInt8] = []
             value.appendLE(range.start)
@@ -127,31 +140,78 @@ public struct GATTDatabase: Sendable {
         return service
     }
 
-    private func validate(_ definition: ServiceDefinition, allowingReservedServices: Bool) throws {
+    private func validate(_ definition: ServiceDefinition, allowingReservedServices: Bool) throws(BleuError) {
         if !allowingReservedServices,
            [BluetoothUUID.Service.genericAccess, BluetoothUUID.Service.genericAttribute].contains(definition.uuid) {
-            throw BleuError.invalidState("service \(definition.uuid) is provided by the host stack itself")
+            throw .invalidState("service \(definition.uuid) is provided by the host stack itself")
+        }
+        for uuid in definition.includedServices where !services.contains(where: { $0.published.uuid == uuid }) {
+            throw .invalidState("service \(definition.uuid) includes \(uuid), which is not published; add it first")
         }
         for c in definition.characteristics {
-            if c.value != nil, !c.properties.isDisjoint(with: [.write, .writeWithoutResponse, .notify, .indicate]) {
-                throw BleuError.invalidState("characteristic \(c.uuid) has a static value but is writable or notifies; drop the value")
+            if let value = c.value {
+                if !c.properties.isDisjoint(with: [.write, .writeWithoutResponse, .notify, .indicate]) {
+                    throw .invalidState("characteristic \(c.uuid) has a static value but can be written or notifies; serve its value from requests instead")
+                }
+                if value.count > AttributeAccess.maximumValueLength {
+                    throw .invalidState("characteristic \(c.uuid) has a \(value.count)-byte value; the limit is 512")
+                }
             }
-            if let value = c.value, value.count > 512 {
-                throw BleuError.invalidState("characteristic \(c.uuid) has a \(value.count)-byte value; the limit is 512")
-            }
-            if c.descriptors.contains(where: { $0.uuid == BluetoothUUID.Descriptor.clientCharacteristicConfiguration }) {
-                throw BleuError.invalidState("characteristic \(c.uuid) declares a CCCD; the stack adds it for notify/indicate")
+            for descriptor in c.descriptors {
+                if descriptor.uuid == BluetoothUUID.Descriptor.clientCharacteristicConfiguration {
+                    throw .invalidState("characteristic \(c.uuid) declares a Client Characteristic Configuration descriptor; the backend adds it for characteristics that notify or indicate")
+                }
+                if descriptor.value.count > AttributeAccess.maximumValueLength {
+                    throw .invalidState("descriptor \(descriptor.uuid) has a \(descriptor.value.count)-byte value; the limit is 512")
+                }
             }
         }
     }
 
-    /// Removes a published service. Throws ``BleuError/invalidState(_:)`` when it is not here.
-    public mutating func remove(_ service: PublishedService) throws {
-        guard let index = services.firstIndex(where: { $0.start == service.handle }) else {
-            throw BleuError.invalidState("service \(service.uuid) at handle \(service.handle) is not published")
+    /// Removes a published service. Throws ``BleuError/invalidState(_:)`` when it is not here,
+    /// or when another service includes it.
+    public mutating func remove(_ service: PublishedService) throws(BleuError) {
+        guard let index = services.firstIndex(where: { $0.start == service.handle && $0.published.uuid == service.uuid }) else {
+            throw .invalidState("service \(service.uuid) at handle \(service.handle) is not published")
+        }
+        if let includer = services.first(where: { includes($0, service) }) {
+            throw .invalidState("service \(service.uuid) is included by service \(includer.published.uuid); remove that first")
         }
         services.remove(at: index)
         attributes.removeAll { $0.handle >= service.handle && $0.handle <= service.endHandle }
+    }
+
+    /// Whether `range` has an include declaration pointing at `service`.
+    private func includes(_ range: ServiceRange, _ service: PublishedService) -> Bool {
+        attributes(in: range.start, range.end).contains { attribute in
+            guard attribute.type == BluetoothUUID.Declaration.include, case .fixed(let value) = attribute.value,
+                  value.count >= 2 else { return false }
+            return UInt16(value[0]) | UInt16(value[1]) << 8 == service.handle
+        }
+    }
+
+    /// Removes every service the application added; the GAP and GATT services stay.
+    public mutating func removeAll() {
+        let kept = services.filter {
+            [BluetoothUUID.Service.genericAccess, BluetoothUUID.Service.genericAttribute].contains($0.published.uuid)
+        }
+        let end = kept.last?.end ?? 0
+        services = kept
+        attributes.removeAll { $0.handle > end }
+    }
+
+    /// Whether the database holds no service the application added.
+    public var isEmpty: Bool {
+        services.allSatisfy {
+            [BluetoothUUID.Service.genericAccess, BluetoothUUID.Service.genericAttribute].contains($0.published.uuid)
+        }
+    }
+
+    /// The characteristic whose value has this handle.
+    public func characteristic(valueHandle: UInt16) -> PublishedCharacteristic? {
+        guard let attribute = attribute(valueHandle), let characteristic = attribute.characteristic,
+              characteristic.valueHandle == valueHandle else { return nil }
+        return characteristic
     }
 
     /// The attribute at `handle`.

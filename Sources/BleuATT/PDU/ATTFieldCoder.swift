@@ -123,3 +123,19 @@ public struct ATTFieldDecoder: ATTFieldCoder {
         reader.error(.lengthMismatch(declared: declared, actual: actual))
     }
 }
+
+/// Counts a PDU's bytes without writing them: the link model times PDUs by their length.
+struct ATTFieldCounter: ATTFieldCoder {
+    typealias Failure = Never
+    private(set) var count = 0
+    var isDecoding: Bool { false }
+    var remaining: Int { 0 }
+
+    mutating func u8(_ value: inout UInt8) { count += 1 }
+    mutating func u16(_ value: inout UInt16) { count += 2 }
+    mutating func bytes(_ value: inout [UInt8], count: Int) { self.count += value.count }
+    mutating func rest(_ value: inout [UInt8]) { count += value.count }
+    mutating func uuid(_ value: inout BluetoothUUID, width: Int) { count += width == 2 && value.uuid16 != nil ? 2 : 16 }
+    func invalid(_ field: String, _ value: Int) -> Never { preconditionFailure("the counter never refuses a field") }
+    func mismatch(declared: Int, actual: Int) -> Never { preconditionFailure("the counter never refuses a length") }
+}

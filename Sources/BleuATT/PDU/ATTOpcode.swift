@@ -79,6 +79,12 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x23: "Multiple Handle Value Notification", 0x52: "Write Command", 0xD2: "Signed Write Command",
     ]
 
+    /// The name the specification gives the opcode, such as `"Read Request"`; for one it does
+    /// not define, `"opcode 0xNN"`.
+    public var name: String {
+        Self.names[rawValue] ?? "opcode 0x\(hex2(rawValue))"
+    }
+
     /// For example `"ATT Read Request (0x0A)"`.
     public var description: String {
         "ATT \(Self.names[rawValue] ?? "opcode") (0x\(hex2(rawValue)))"

@@ -162,6 +162,35 @@ public enum ATTPDU: Hashable, Sendable {
         return encoder.bytes
     }
 
+    /// The number of bytes ``encoded`` holds, opcode included, counted from the same layout
+    /// without building them.
+    public var encodedLength: Int {
+        var counter = ATTFieldCounter()
+        var copy = self
+        copy.fields(&counter)
+        return 1 + counter.count
+    }
+
+    /// The attribute handle the PDU addresses, when it has one; the starting handle of a
+    /// range request. For traces and logs.
+    public var handle: UInt16? {
+        switch self {
+        case .errorResponse(_, let handle, _), .readRequest(let handle), .readBlobRequest(let handle, _),
+             .writeRequest(let handle, _), .writeCommand(let handle, _), .signedWriteCommand(let handle, _, _),
+             .prepareWriteRequest(let handle, _, _), .prepareWriteResponse(let handle, _, _),
+             .handleValueNotification(let handle, _), .handleValueIndication(let handle, _):
+            handle
+        case .findInformationRequest(let start, _), .findByTypeValueRequest(let start, _, _, _),
+             .readByTypeRequest(let start, _, _), .readByGroupTypeRequest(let start, _, _):
+            start
+        default:
+            nil
+        }
+    }
+
+    /// The opcode's name as the specification spells it, such as `"Read Request"`.
+    public var name: String { opcode.name }
+
     /// Reads one ATT PDU. Throws ``PacketDecodingError`` with kind ``PacketDecodingError/Kind/unknownType(_:)``
     /// for an opcode the protocol does not define (a server answers Request Not Supported unless
     /// the command flag is set) and other kinds for a malformed PDU (a server answers Invalid PDU).

@@ -52,8 +52,10 @@ public enum ATTServer {
             let short = first.type.uuid16 != nil
             let entrySize = short ? 4 : 18
             var entries: [ATTPDU.FindInformationResponse.Entry] = []
-            for attribute in found where (attribute.type.uuid16 != nil) == short {
-                guard 2 + (entries.count + 1) * entrySize <= mtu else { break }
+            // One UUID width per response: stop at the first attribute of the other width, or the
+            // client's next request (from the last handle returned + 1) would skip it.
+            for attribute in found {
+                guard (attribute.type.uuid16 != nil) == short, 2 + (entries.count + 1) * entrySize <= mtu else { break }
                 entries.append(.init(handle: attribute.handle, type: attribute.type))
             }
             return .respond(.findInformationResponse(.init(entries: entries, uses128BitUUIDs: !short)))

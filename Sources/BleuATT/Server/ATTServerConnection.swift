@@ -53,9 +53,12 @@ public struct ATTReadOperation: Sendable, Hashable {
     public var characteristic: PublishedCharacteristic
     public var offset: Int
 
-    /// The response carrying the application's value (bytes from ``offset`` on), cut to fit `mtu`.
+    /// The response carrying the application's value (bytes from ``offset`` on), cut to fit
+    /// `mtu` and the 512 bytes an attribute value holds at most (Invalid Offset past them).
     public func response(value: [UInt8], mtu: Int) -> ATTPDU {
-        switch kind {
+        guard offset <= AttributeAccess.maximumValueLength else { return response(error: .invalidOffset) }
+        let value = Array(value.prefix(AttributeAccess.maximumValueLength - offset))
+        return switch kind {
         case .read: .readResponse(value: Array(value.prefix(mtu - 1)))
         case .blob: .readBlobResponse(value: Array(value.prefix(mtu - 1)))
         case .byType: .readByTypeResponse([.init(handle: characteristic.valueHandle, value: Array(value.prefix(min(mtu - 4, 253))))])

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -76,6 +77,7 @@ extension Engine {
         nextLinkID += 1
         let centralID = identifier(of: centralNode.address, seenBy: peripheralNode.address)
         links[id] = Link(id: id, central: key, peripheral: peripheral, peripheralID: peripheralID, centralID: centralID)
+        links[id]?.server.connection = ATTServerConnection(maxMTU: peripheralNode.mtu, maxPreparedWrites: configuration.prepareQueueLimit)
         centrals[key]?.links[peripheral] = id
         centrals[key]?.known[peripheralID] = peripheral
         peripherals[peripheral]?.links[key] = id
@@ -204,7 +206,7 @@ extension Engine {
             let database = node.database
             for (handle, bits) in link.server.configurations.sorted(by: { $0.key < $1.key }) where bits != 0 {
                 if let characteristic = database.characteristic(valueHandle: handle) {
-                    node.hub.yield(.unsubscribed(central: link.centralID, characteristic: characteristic.published))
+                    node.hub.yield(.unsubscribed(central: link.centralID, characteristic: characteristic))
                 }
             }
             node.hub.yield(.centralDisconnected(link.centralID, peripheralReason))

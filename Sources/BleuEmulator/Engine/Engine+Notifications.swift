@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -24,7 +25,7 @@ extension Engine {
                               centrals filter: [UUID]?) -> Bool {
         guard let node = peripherals[key], node.state == .poweredOn else { return false }
         let handle = characteristic.valueHandle
-        guard node.database.characteristic(valueHandle: handle)?.published.uuid == characteristic.uuid else { return true }
+        guard node.database.characteristic(valueHandle: handle)?.uuid == characteristic.uuid else { return true }
         var tooLong: [Int] = []
         let targets = node.links.values.sorted().filter { id in
             guard let link = links[id], let bits = link.server.configurations[handle], bits != 0 else { return false }
@@ -71,7 +72,8 @@ extension Engine {
             links[linkID]?.outbox.removeFirst()
             links[linkID]?.inFlight[head.handle, default: 0] += 1
             if head.indication { links[linkID]?.indicationInFlight = true }
-            let pdu: ATTPDU = head.indication ? .indication(handle: head.handle, head.value) : .notification(handle: head.handle, head.value)
+            let pdu: ATTPDU = head.indication ? .handleValueIndication(handle: head.handle, value: Array(head.value))
+                : .handleValueNotification(handle: head.handle, value: Array(head.value))
             send(LinkPacket(direction: .peripheralToCentral, payload: .att(pdu)), on: linkID)
         }
     }
@@ -83,7 +85,7 @@ extension Engine {
         links[linkID]?.inFlight[handle] = max(0, (link.inFlight[handle] ?? 1) - 1)
         for stream in link.valueStreams[handle] ?? [] { push(.data(value), to: stream) }
         if indication {
-            send(LinkPacket(direction: .centralToPeripheral, payload: .att(.confirmation)), on: linkID)
+            send(LinkPacket(direction: .centralToPeripheral, payload: .att(.handleValueConfirmation)), on: linkID)
         } else {
             releaseQueuedValues(1, on: linkID)
         }
@@ -154,7 +156,7 @@ extension Engine {
             throw .sendQueueFull(link.peripheralID)
         }
         links[linkID]?.writesInFlight += 1
-        send(LinkPacket(direction: .centralToPeripheral, payload: .att(.writeCommand(handle: handle, value))), on: linkID)
+        send(LinkPacket(direction: .centralToPeripheral, payload: .att(.writeCommand(handle: handle, value: Array(value)))), on: linkID)
     }
 
     /// Whether a write command would be accepted now; a `false` answer asks for the ready event.

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import DequeModule
 import Foundation
@@ -131,7 +132,7 @@ extension Engine {
         for resumption in pairing.resumptions {
             switch resumption {
             case .attRequest:
-                if let request = links[linkID]?.client.operations.first?.request { sendRequest(request, on: linkID) }
+                if let request = links[linkID]?.client.operations.first?.procedure?.outstanding { sendRequest(request, on: linkID) }
             case .channelOpen(let channel):
                 retryChannelOpen(channel)
             }

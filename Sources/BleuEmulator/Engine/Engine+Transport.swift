@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -74,8 +75,8 @@ extension Engine {
         let direction = packet.direction
         switch packet.payload {
         case .att(let pdu):
-            record(.att, link: link, direction: direction, airStart: airStart, opcode: pdu.opcode, handle: pdu.handle,
-                   length: pdu.length, pdu.name)
+            record(.att, link: link, direction: direction, airStart: airStart, opcode: pdu.opcode.rawValue, handle: pdu.handle,
+                   length: pdu.encodedLength, pdu.name)
         case .smp(let message):
             record(.smp, link: link, direction: direction, airStart: airStart, opcode: message.code.rawValue,
                    length: message.length, message.name)

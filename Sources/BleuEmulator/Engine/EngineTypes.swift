@@ -86,7 +86,8 @@ struct PeripheralNode: ManagedNode {
     var hub: EventHub<PeripheralEvent>
     var state: ManagerState = .poweredOn
     var mtu: Int
-    var database = AttributeDatabase()
+    /// The application's services, without GAP and GATT, which a platform keeps to itself.
+    var database = GATTDatabase(empty: 0xFFFE)
     var advertising: AdvertisingState?
     var distance: Double
     /// Central key → link.
@@ -162,22 +163,22 @@ struct ClientState {
 struct ClientOperation {
     let id: OperationID
     var kind: ClientOperationKind
-    var request: ATTPDU?
+    /// The shared GATT client procedure, once the operation has started.
+    var procedure: GATTProcedure?
     var deadline: Duration?
     var securityRetried = false
-    /// A long write that failed: the error it fails with once the prepared writes are cancelled.
-    var cancelledWith: ATTError?
 }
 
 enum ClientOperationKind {
     case exchangeMTU
-    case discoverServices(filter: [BluetoothUUID]?, found: [RemoteService])
-    case discoverIncluded(service: RemoteService, filter: [BluetoothUUID]?, found: [RemoteService])
-    case discoverCharacteristics(service: RemoteService, filter: [BluetoothUUID]?, found: [RemoteCharacteristic])
-    case discoverDescriptors(characteristic: RemoteCharacteristic, found: [RemoteDescriptor])
-    case read(handle: UInt16, value: Data)
-    case write(handle: UInt16, value: Data, sent: Int)
-    case configure(characteristic: RemoteCharacteristic, handle: UInt16, bits: UInt16)
+    case discoverServices(filter: [BluetoothUUID]?)
+    case discoverIncluded(service: RemoteService, filter: [BluetoothUUID]?)
+    case discoverCharacteristics(service: RemoteService, filter: [BluetoothUUID]?)
+    case discoverDescriptors(characteristic: RemoteCharacteristic)
+    case read(handle: UInt16)
+    case write(handle: UInt16, value: Data)
+    /// Finds the characteristic's CCCD and writes `bits` to it.
+    case configure(characteristic: RemoteCharacteristic, bits: UInt16)
 
     var name: String {
         switch self {
@@ -194,23 +195,22 @@ enum ClientOperationKind {
 }
 
 struct ServerState {
+    /// The shared ATT server's state for this client: MTU, security, CCCD values, prepared writes.
+    var connection = ATTServerConnection()
+    /// The request the application has not answered yet (ATT allows one at a time).
     var pending: PendingServerRequest?
-    var prepared: [PreparedWrite] = []
     /// Value handle → CCCD bits for this central.
-    var configurations: [UInt16: UInt16] = [:]
+    var configurations: [UInt16: UInt16] { connection.clientConfigurations }
 }
 
 struct PendingServerRequest {
-    let id: UInt64
-    let opcode: UInt8
-    let handle: UInt16
-    var offset: Int = 0
-}
+    enum Operation {
+        case read(ATTReadOperation)
+        case write(ATTWriteOperation)
+    }
 
-struct PreparedWrite {
-    var handle: UInt16
-    var offset: Int
-    var value: Data
+    let id: UInt64
+    let operation: Operation
 }
 
 /// A pairing (or an encryption with a bond's keys) in progress on a link.

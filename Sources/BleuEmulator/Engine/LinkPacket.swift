@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -23,7 +24,7 @@ struct LinkPacket: Sendable {
     /// LL control PDU.
     var linkLayerLength: Int {
         switch payload {
-        case .att(let pdu): 4 + pdu.length
+        case .att(let pdu): 4 + pdu.encodedLength
         case .smp(let message): 4 + message.length
         case .signaling(let signal): 4 + signal.length
         case .kframe(_, let length, _): 4 + length

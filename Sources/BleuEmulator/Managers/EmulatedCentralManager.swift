@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -121,24 +122,24 @@ public final class EmulatedCentralManager: CentralManager {
     // MARK: Discovery
 
     public func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
-        guard case .services(let services) = try await run(.discoverServices(filter: uuids, found: []), on: peripheral) else { return [] }
+        guard case .services(let services) = try await run(.discoverServices(filter: uuids), on: peripheral) else { return [] }
         return services
     }
 
     public func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
-        guard case .services(let services) = try await run(.discoverIncluded(service: service, filter: uuids, found: []),
+        guard case .services(let services) = try await run(.discoverIncluded(service: service, filter: uuids),
                                                           on: service.peripheral) else { return [] }
         return services
     }
 
     public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
-        guard case .characteristics(let found) = try await run(.discoverCharacteristics(service: service, filter: uuids, found: []),
+        guard case .characteristics(let found) = try await run(.discoverCharacteristics(service: service, filter: uuids),
                                                               on: service.peripheral) else { return [] }
         return found
     }
 
     public func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
-        guard case .descriptors(let found) = try await run(.discoverDescriptors(characteristic: characteristic, found: []),
+        guard case .descriptors(let found) = try await run(.discoverDescriptors(characteristic: characteristic),
                                                           on: characteristic.peripheral) else { return [] }
         return found
     }
@@ -146,7 +147,7 @@ public final class EmulatedCentralManager: CentralManager {
     // MARK: Reading and writing
 
     public func read(_ characteristic: RemoteCharacteristic) async throws -> Data {
-        guard case .data(let value) = try await run(.read(handle: characteristic.valueHandle, value: Data()),
+        guard case .data(let value) = try await run(.read(handle: characteristic.valueHandle),
                                                     on: characteristic.peripheral) else { return Data() }
         return value
     }
@@ -167,7 +168,7 @@ public final class EmulatedCentralManager: CentralManager {
             guard characteristic.properties.contains(.write) else {
                 throw BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes with response (its properties are \(characteristic.properties))")
             }
-            _ = try await run(.write(handle: characteristic.valueHandle, value: value, sent: 0), on: characteristic.peripheral)
+            _ = try await run(.write(handle: characteristic.valueHandle, value: value), on: characteristic.peripheral)
         }
     }
 
@@ -179,13 +180,13 @@ public final class EmulatedCentralManager: CentralManager {
     }
 
     public func read(_ descriptor: RemoteDescriptor) async throws -> Data {
-        guard case .data(let value) = try await run(.read(handle: descriptor.handle, value: Data()),
+        guard case .data(let value) = try await run(.read(handle: descriptor.handle),
                                                     on: descriptor.peripheral) else { return Data() }
         return value
     }
 
     public func write(_ value: Data, to descriptor: RemoteDescriptor) async throws {
-        _ = try await run(.write(handle: descriptor.handle, value: value, sent: 0), on: descriptor.peripheral)
+        _ = try await run(.write(handle: descriptor.handle, value: value), on: descriptor.peripheral)
     }
 
     // MARK: Notifications
@@ -205,7 +206,7 @@ public final class EmulatedCentralManager: CentralManager {
             return engine.addValueStream(handle: characteristic.valueHandle, on: link)
         }
         if let existing { return bus.dataStream(existing) }
-        guard case .stream(let stream) = try await run(.configure(characteristic: characteristic, handle: 0, bits: bits),
+        guard case .stream(let stream) = try await run(.configure(characteristic: characteristic, bits: bits),
                                                        on: characteristic.peripheral) else {
             throw BleuError.invalidState("the subscription ended before it started")
         }
@@ -218,7 +219,7 @@ public final class EmulatedCentralManager: CentralManager {
             return engine.links[link]?.subscriptions[characteristic.valueHandle] != nil
         }
         guard enabled else { return }
-        _ = try await run(.configure(characteristic: characteristic, handle: 0, bits: 0), on: characteristic.peripheral)
+        _ = try await run(.configure(characteristic: characteristic, bits: 0), on: characteristic.peripheral)
     }
 
     // MARK: Link properties
@@ -232,7 +233,7 @@ public final class EmulatedCentralManager: CentralManager {
 
     public func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
         let mtu = try await attMTU(for: peripheral)
-        return type == .withoutResponse ? mtu - 3 : AttributeDatabase.maximumValueLength
+        return type == .withoutResponse ? mtu - 3 : AttributeAccess.maximumValueLength
     }
 
     public func readRSSI(of peripheral: UUID) async throws -> Int {

@@ -1,3 +1,4 @@
+import BleuATT
 import BleuCore
 import Foundation
 
@@ -196,7 +197,7 @@ extension Engine {
         for linkID in node.links.values.sorted() {
             guard let link = links[linkID] else { continue }
             for handle in link.server.configurations.keys.sorted() where node.database.characteristic(valueHandle: handle) == nil {
-                links[linkID]?.server.configurations.removeValue(forKey: handle)
+                links[linkID]?.server.connection.configure(handle, 0)
                 dropQueuedValues(handle: handle, on: linkID)
             }
             if link.isUp { centrals[link.central]?.hub.yield(.servicesChanged(link.peripheralID)) }

@@ -76,7 +76,7 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
-    /// One line: `12.345678  #1  C→P  ATT  0x0A Read Req  handle 0x0003  len 3`.
+    /// One line: `12.345678  #1  C→P  ATT  0x0A Read Request  handle 0x0003  len 3`.
     public var description: String {
         var fields = [String(format: "%11.6f", time.secondsValue)]
         fields.append(connection.map { "#\($0)" } ?? "-")
