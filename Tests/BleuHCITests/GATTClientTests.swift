@@ -37,9 +37,9 @@ actor LoopbackServer {
     }
 }
 
-@Suite("ATT bearer and GATT client")
+@Suite("ATT bearer running the shared GATT procedures")
 struct GATTClientTests {
-    func makeClient(clock: any Clock<Duration> = ContinuousClock()) throws -> (GATTClient, ATTBearer, LoopbackServer, PublishedService) {
+    func makeClient(clock: any Clock<Duration> = ContinuousClock()) throws -> (ATTBearer, LoopbackServer, PublishedService) {
         var database = GATTDatabase(deviceName: "bleu-loop")
         let service = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.battery, characteristics: [
             CharacteristicDefinition(uuid: BluetoothUUID(0x2A19), properties: [.read, .notify], permissions: .readable,
@@ -49,43 +49,52 @@ struct GATTClientTests {
         ]))
         let server = LoopbackServer(database: database)
         let bearer = ATTBearer(clock: clock) { bytes in await server.handle(bytes) }
-        return (GATTClient(bearer: bearer), bearer, server, service)
+        return (bearer, server, service)
     }
 
     @Test("discovers services, characteristics and descriptors, and reads a long value in blobs")
     func discovery() async throws {
-        let (client, bearer, server, published) = try makeClient()
+        let (bearer, server, published) = try makeClient()
         await server.attach(bearer)
-        #expect(try await client.exchangeMTU(517) == 517)
-        let services = try await client.discoverPrimaryServices()
+        #expect(try await bearer.run(.exchangeMTU(clientMTU: 517), mtu: 23) == .mtu(517))
+        guard case .services(let services) = try await bearer.run(.discoverPrimaryServices, mtu: 517) else {
+            Issue.record("no services"); return
+        }
         #expect(services.map(\.uuid) == [BluetoothUUID.Service.genericAccess, BluetoothUUID.Service.genericAttribute,
                                          BluetoothUUID.Service.battery])
         let battery = try #require(services.last)
         #expect(battery.handle == published.handle && battery.endHandle == published.endHandle)
-        let characteristics = try await client.discoverCharacteristics(of: battery)
+        guard case .characteristics(let characteristics) = try await bearer.run(
+            .discoverCharacteristics(start: battery.handle, end: battery.endHandle), mtu: 517) else {
+            Issue.record("no characteristics"); return
+        }
         #expect(characteristics.map(\.uuid) == [BluetoothUUID(0x2A19), BluetoothUUID(0x2A24)])
         #expect(characteristics.map(\.valueHandle) == published.characteristics.map(\.valueHandle))
         #expect(characteristics[0].properties == [.read, .notify])
-        let descriptors = try await client.discoverDescriptors(of: characteristics[0],
-                                                               endHandle: characteristics[1].declarationHandle - 1)
+        #expect(characteristics[0].endHandle == characteristics[1].declarationHandle - 1)
+        guard case .descriptors(let descriptors) = try await bearer.run(
+            .discoverDescriptors(valueHandle: characteristics[0].valueHandle, end: characteristics[0].endHandle), mtu: 517) else {
+            Issue.record("no descriptors"); return
+        }
         #expect(descriptors.map(\.uuid) == [BluetoothUUID(0x2902), BluetoothUUID(0x2901)])
         // MTU 517 reads it in one go; a fresh bearer at MTU 23 needs blobs.
-        #expect(try await client.readLong(characteristics[1].valueHandle, mtu: 517) == (0..<100).map { UInt8($0) })
-        let (small, smallBearer, smallServer, _) = try makeClient()
+        let expected = (0..<100).map { UInt8($0) }
+        #expect(try await bearer.run(.read(handle: characteristics[1].valueHandle), mtu: 517) == .value(expected))
+        let (smallBearer, smallServer, _) = try makeClient()
         await smallServer.attach(smallBearer)
-        #expect(try await small.readLong(characteristics[1].valueHandle, mtu: 23) == (0..<100).map { UInt8($0) })
+        #expect(try await smallBearer.run(.read(handle: characteristics[1].valueHandle), mtu: 23) == .value(expected))
         let blobs = await smallServer.received.filter { $0.first == 0x0C }.count
         #expect(blobs == 4, "22 + 22 + 22 + 22 + 12 bytes: one read and four blobs")
-        await #expect(throws: BleuError.att(.invalidHandle)) { try await client.readLong(0x0999, mtu: 23) }
+        await #expect(throws: BleuError.att(.invalidHandle)) { try await bearer.run(.read(handle: 0x0999), mtu: 23) }
     }
 
     @Test("a request with no response times out after 30 s on the injected clock and closes the bearer")
     func transactionTimeout() async throws {
         let clock = ManualClock()
-        let (client, bearer, server, _) = try makeClient(clock: clock)
+        let (bearer, server, _) = try makeClient(clock: clock)
         await server.attach(bearer)
         await server.setSilent(true)
-        let discovery = Task { try await client.discoverPrimaryServices() }
+        let discovery = Task { try await bearer.run(.discoverPrimaryServices, mtu: 23) }
         await eventually { clock.sleeperCount >= 1 }
         clock.advance(by: .seconds(29))
         #expect(clock.sleeperCount == 1, "not yet")
@@ -95,16 +104,16 @@ struct GATTClientTests {
             return false
         }
         await server.setSilent(false)
-        await #expect(throws: BleuError.self, "a timed-out bearer sends nothing more") { try await client.exchangeMTU() }
+        await #expect(throws: BleuError.self, "a timed-out bearer sends nothing more") { try await bearer.run(.exchangeMTU(clientMTU: 517), mtu: 23) }
         #expect(await server.received.count == 1)
     }
 
     @Test("requests go one at a time; indications are confirmed; notifications are delivered")
     func sequencingAndIndications() async throws {
-        let (client, bearer, server, _) = try makeClient()
+        let (bearer, server, _) = try makeClient()
         await server.attach(bearer)
-        async let a = client.exchangeMTU(100)
-        async let b = client.discoverPrimaryServices()
+        async let a = bearer.run(.exchangeMTU(clientMTU: 100), mtu: 23)
+        async let b = bearer.run(.discoverPrimaryServices, mtu: 23)
         _ = try await (a, b)
         // Each request's response arrived before the next request went out (the loopback answers inline).
         let opcodes = await server.received.map { $0[0] }

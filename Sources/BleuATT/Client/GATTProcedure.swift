@@ -76,6 +76,25 @@ public struct GATTProcedure: Sendable {
         case unexpectedResponse(request: ATTOpcode, response: ATTOpcode)
         /// The server's answer breaks the procedure's rules (a declaration of the wrong size, a range going backwards).
         case malformedResponse(ATTOpcode)
+        /// The server echoed a prepared write with another handle, offset or value; the long
+        /// write was cancelled (Vol 3 Part G §4.9.4).
+        case preparedWriteMismatch(handle: UInt16, offset: UInt16)
+
+        /// The error a caller of a radio protocol sees.
+        public var bleuError: BleuError {
+            switch self {
+            case .att(let code, _, _):
+                .att(code)
+            case .noConfigurationDescriptor:
+                .descriptorNotFound(BluetoothUUID.Descriptor.clientCharacteristicConfiguration)
+            case .unexpectedResponse(let request, let response):
+                .invalidData("the peripheral answered a \(request.name) with a \(response.name)")
+            case .malformedResponse(let response):
+                .invalidData("the peripheral's \(response.name) is malformed")
+            case .preparedWriteMismatch(let handle, let offset):
+                .invalidData("the peripheral echoed the prepared write at offset \(offset) of handle 0x\(hex4(handle)) differently; the long write was cancelled")
+            }
+        }
     }
 
     /// What the driver does next.
@@ -218,7 +237,12 @@ public struct GATTProcedure: Sendable {
 
         case (.write, .writeResponse):
             return .finished(.success(.written))
-        case (.write(let handle, let full), .prepareWriteResponse(_, _, let part)):
+        case (.write(let handle, let full), .prepareWriteResponse(let echoedHandle, let echoedOffset, let part)):
+            guard case .prepareWriteRequest(_, let offset, let sent) = request, echoedHandle == handle,
+                  echoedOffset == offset, part == sent else {
+                cancelledWith = .preparedWriteMismatch(handle: handle, offset: echoedOffset)
+                return send(.executeWriteRequest(commit: false))
+            }
             written += part.count
             if written < full.count {
                 return send(.prepareWriteRequest(handle: handle, offset: UInt16(truncatingIfNeeded: written),

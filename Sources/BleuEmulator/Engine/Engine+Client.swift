@@ -114,7 +114,7 @@ extension Engine {
         case .send(let request):
             sendRequest(request, on: linkID)
         case .finished(.failure(let failure)):
-            finishHead(on: linkID, .failure(Self.error(failure)))
+            finishHead(on: linkID, .failure(failure.bleuError))
         case .finished(.success(let outcome)):
             guard let link = links[linkID], let head = link.client.operations.first else { return }
             if case .mtu(let mtu) = outcome {
@@ -154,20 +154,6 @@ extension Engine {
             return configured(characteristic, bits: bits, on: link.id)
         default:
             return .done
-        }
-    }
-
-    /// A procedure's failure as the error the caller sees.
-    private static func error(_ failure: GATTProcedure.Failure) -> BleuError {
-        switch failure {
-        case .att(let code, _, _):
-            .att(code)
-        case .noConfigurationDescriptor:
-            .descriptorNotFound(BluetoothUUID.Descriptor.clientCharacteristicConfiguration)
-        case .unexpectedResponse(let request, let response):
-            .invalidData("unexpected \(response.name) answering \(request.name)")
-        case .malformedResponse(let response):
-            .invalidData("the server's \(response.name) is malformed")
         }
     }
 

@@ -8,7 +8,7 @@ extension HCIRadio {
 
     func discoverServices(_ uuids: [BluetoothUUID]?, on peer: UUID) async throws -> [RemoteService] {
         let link = try readyLink(peer)
-        let found = try await GATTClient(bearer: link.bearer).discoverPrimaryServices()
+        guard case .services(let found) = try await link.bearer.run(.discoverPrimaryServices, mtu: link.mtu) else { return [] }
         links[link.handle]?.discoveredServices = found.map(\.uuid)
         return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map {
             RemoteService(peripheral: peer, uuid: $0.uuid, isPrimary: true, handle: $0.handle, endHandle: $0.endHandle)
@@ -17,36 +17,34 @@ extension HCIRadio {
 
     func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
         let link = try readyLink(service.peripheral)
-        let found = try await GATTClient(bearer: link.bearer).discoverIncludedServices(
-            of: GATTClient.Service(uuid: service.uuid, handle: service.handle, endHandle: service.endHandle))
+        guard case .services(let found) = try await link.bearer.run(
+            .discoverIncludedServices(start: service.handle, end: service.endHandle), mtu: link.mtu) else { return [] }
         return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map {
-            RemoteService(peripheral: service.peripheral, uuid: $0.uuid, isPrimary: false, handle: $0.handle,
+            RemoteService(peripheral: service.peripheral, uuid: $0.uuid, isPrimary: $0.isPrimary, handle: $0.handle,
                           endHandle: $0.endHandle)
         }
     }
 
     func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
         let link = try readyLink(service.peripheral)
-        let found = try await GATTClient(bearer: link.bearer).discoverCharacteristics(
-            of: GATTClient.Service(uuid: service.uuid, handle: service.handle, endHandle: service.endHandle))
+        guard case .characteristics(let found) = try await link.bearer.run(
+            .discoverCharacteristics(start: service.handle, end: service.endHandle), mtu: link.mtu) else { return [] }
         var result: [RemoteCharacteristic] = []
-        for (index, c) in found.enumerated() {
-            let end = index + 1 < found.count ? found[index + 1].declarationHandle - 1 : service.endHandle
+        for c in found {
             links[link.handle]?.discoveredValueHandles[c.valueHandle] = c.uuid
             guard uuids == nil || uuids!.contains(c.uuid) else { continue }
             result.append(RemoteCharacteristic(peripheral: service.peripheral, service: service.uuid, uuid: c.uuid,
                                                properties: c.properties, handle: c.declarationHandle,
-                                               valueHandle: c.valueHandle, endHandle: max(end, c.valueHandle)))
+                                               valueHandle: c.valueHandle, endHandle: c.endHandle))
         }
         return result
     }
 
     func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
         let link = try readyLink(characteristic.peripheral)
-        let found = try await GATTClient(bearer: link.bearer).discoverDescriptors(
-            of: GATTClient.Characteristic(uuid: characteristic.uuid, declarationHandle: characteristic.handle,
-                                          properties: characteristic.properties, valueHandle: characteristic.valueHandle),
-            endHandle: characteristic.endHandle)
+        guard case .descriptors(let found) = try await link.bearer.run(
+            .discoverDescriptors(valueHandle: characteristic.valueHandle, end: characteristic.endHandle), mtu: link.mtu)
+        else { return [] }
         return found.map {
             RemoteDescriptor(peripheral: characteristic.peripheral, characteristic: characteristic.uuid,
                              characteristicValueHandle: characteristic.valueHandle, uuid: $0.uuid, handle: $0.handle)
@@ -65,7 +63,8 @@ extension HCIRadio {
 
     private func readValue(_ handle: UInt16, of peer: UUID) async throws -> Data {
         let link = try readyLink(peer)
-        return Data(try await GATTClient(bearer: link.bearer).readLong(handle, mtu: link.mtu))
+        guard case .value(let value) = try await link.bearer.run(.read(handle: handle), mtu: link.mtu) else { return Data() }
+        return Data(value)
     }
 
     func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
@@ -106,39 +105,7 @@ extension HCIRadio {
     /// A Write Request, or prepared writes and an Execute Write for a value longer than one PDU.
     private func writeWithResponse(_ value: [UInt8], handle: UInt16, link: HCILink) async throws {
         guard value.count <= 512 else { throw BleuError.valueTooLong(length: value.count, maximum: 512) }
-        let bearer = link.bearer
-        if value.count <= link.mtu - 3 {
-            try expect(.writeResponse, try await bearer.request(.writeRequest(handle: handle, value: value)))
-            return
-        }
-        let part = link.mtu - 5
-        var offset = 0
-        do {
-            while offset < value.count {
-                let chunk = Array(value[offset..<min(offset + part, value.count)])
-                let response = try await bearer.request(.prepareWriteRequest(handle: handle, offset: UInt16(offset), value: chunk))
-                guard case let .prepareWriteResponse(h, o, echoed) = try checked(response), h == handle,
-                      o == UInt16(offset), echoed == chunk else {
-                    throw BleuError.invalidData("the peripheral echoed a prepared write differently; the long write was cancelled")
-                }
-                offset += chunk.count
-            }
-        } catch {
-            _ = try? await bearer.request(.executeWriteRequest(commit: false))
-            throw error
-        }
-        try expect(.executeWriteResponse, try await bearer.request(.executeWriteRequest(commit: true)))
-    }
-
-    private func checked(_ response: ATTPDU) throws -> ATTPDU {
-        if case .errorResponse(_, _, let error) = response { throw BleuError.att(error) }
-        return response
-    }
-
-    private func expect(_ expected: ATTPDU, _ response: ATTPDU) throws {
-        guard try checked(response) == expected else {
-            throw BleuError.invalidData("expected \(expected.opcode), the peripheral answered \(response.opcode)")
-        }
+        _ = try await link.bearer.run(.write(handle: handle, value: value), mtu: link.mtu)
     }
 
     func canSendWriteWithoutResponse(to peer: UUID) -> Bool {
@@ -187,9 +154,10 @@ extension HCIRadio {
             Task { await self?.streamEnded(id, valueHandle: valueHandle, on: handle) }
         }
         if let cccd = cccdToWrite {
-            let bits: [UInt8] = characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]
+            let bits: UInt16 = characteristic.properties.contains(.notify) ? 0x0001 : 0x0002
             do {
-                try expect(.writeResponse, try await link.bearer.request(.writeRequest(handle: cccd, value: bits)))
+                _ = try await link.bearer.run(.configure(valueHandle: valueHandle, end: characteristic.endHandle,
+                                                         descriptor: cccd, bits: bits), mtu: link.mtu)
             } catch {
                 if let subscription = links[handle]?.subscriptions.removeValue(forKey: valueHandle) {
                     for other in subscription.streams.values { other.finish(throwing: error) }
@@ -208,7 +176,8 @@ extension HCIRadio {
         let link = try readyLink(characteristic.peripheral)
         guard let subscription = links[link.handle]?.subscriptions.removeValue(forKey: characteristic.valueHandle) else { return }
         for stream in subscription.streams.values { stream.finish() }
-        try expect(.writeResponse, try await link.bearer.request(.writeRequest(handle: subscription.cccdHandle, value: [0, 0])))
+        _ = try await link.bearer.run(.configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle,
+                                                 descriptor: subscription.cccdHandle, bits: 0), mtu: link.mtu)
     }
 
     /// A notification or indication from the server of `handle`'s link.

@@ -189,9 +189,15 @@ extension HCIRadio {
     private func setUpCentralLink(_ handle: UInt16) async {
         guard let bearer = links[handle]?.bearer else { return }
         var mtu = 23
-        if configuration.attMTU > 23,
-           let exchanged = try? await GATTClient(bearer: bearer).exchangeMTU(UInt16(configuration.attMTU)) {
-            mtu = exchanged
+        if configuration.attMTU > 23 {
+            do {
+                if case .mtu(let exchanged) = try await bearer.run(.exchangeMTU(clientMTU: UInt16(configuration.attMTU)), mtu: 23) {
+                    mtu = exchanged
+                }
+            } catch {
+                // A peer may refuse the exchange; the link goes on at the default MTU of 23.
+                logger.debug("MTU exchange failed; the link stays at MTU 23", metadata: ["error": "\(error)"])
+            }
         }
         guard var link = links[handle] else { return }
         if mtu > link.mtu { setMTU(mtu, on: &link) }
