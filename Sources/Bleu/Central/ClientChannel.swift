@@ -246,15 +246,7 @@ final class ClientChannel: StreamReceiver {
     }
 
     private func write(_ fragment: Data) async throws {
-        while true {
-            let generation = ready.generation
-            do {
-                try await manager.write(fragment, to: call, type: .withoutResponse)
-                return
-            } catch BleuError.sendQueueFull {
-                try await ready.wait(after: generation)
-            }
-        }
+        try await manager.writeWithoutResponse(fragment, to: call, ready: ready)
     }
 
     private func received(_ value: Data) {

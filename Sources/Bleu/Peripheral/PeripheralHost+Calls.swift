@@ -136,14 +136,11 @@ extension PeripheralHost {
                 }
                 defer { state.withLock { $0.sessions[key]?.fragmenter.finish(outgoing) } }
                 for fragment in outgoing {
-                    let value = Data(fragment)
-                    while true {
-                        let generation = ready.generation
+                    try await manager.updateValue(Data(fragment), for: characteristic, onSubscribedCentrals: [key.central],
+                                                  ready: ready) {
                         guard state.withLock({ $0.sessions[key].map { !$0.abandoned } ?? false }) else {
                             throw BleuError.notConnected(key.central)
                         }
-                        if await manager.updateValue(value, for: characteristic, onSubscribedCentrals: [key.central]) { break }
-                        try await ready.wait(after: generation)
                     }
                 }
             }

@@ -65,11 +65,13 @@ public final class GATTClient: Sendable {
         guard let service = services.first(where: { $0.uuid == uuid }) else {
             throw GATTError.serviceNotFound(service: name, uuid: uuid, peripheral: peripheral)
         }
-        var found: [RemoteCharacteristic] = []
-        if characteristics?.isEmpty != true {
-            found = try await central.discoverCharacteristics(characteristics, for: service)
+        guard characteristics?.isEmpty != true else {
+            return RemoteGATTService(client: self, service: service, name: name, characteristics: [])
         }
-        return RemoteGATTService(client: self, service: service, name: name, characteristics: found)
+        // Characteristics the declaration lists but the peripheral lacks are reported by the
+        // typed layer when they are used, so none is required here.
+        let found = try await central.discover(ServiceRequirement(service: uuid, discovering: characteristics), in: service)
+        return RemoteGATTService(client: self, service: service, name: name, characteristics: found.found)
     }
 
     // MARK: Flow control
@@ -77,35 +79,7 @@ public final class GATTClient: Sendable {
     /// Writes without response, waiting for the radio's ready event whenever its send queue
     /// is full, so a burst of writes never fails for want of room and never buffers without bound.
     func writeWithoutResponse(_ data: Data, to characteristic: RemoteCharacteristic) async throws {
-        while true {
-            do {
-                try await central.write(data, to: characteristic, type: .withoutResponse)
-                return
-            } catch BleuError.sendQueueFull {
-                try await waitUntilReadyToSend()
-            }
-        }
-    }
-
-    /// Returns when a write without response would be accepted. The event stream is opened
-    /// before the check, so a ready event between the two is not missed.
-    private func waitUntilReadyToSend() async throws {
-        let events = central.events()
-        if await central.canSendWriteWithoutResponse(to: peripheral) { return }
-        guard await central.isConnected(peripheral) else { throw BleuError.notConnected(peripheral) }
-        for await event in events {
-            switch event {
-            case .readyToSendWriteWithoutResponse(let id) where id == peripheral:
-                return
-            case .disconnected(let id, let reason) where id == peripheral:
-                throw BleuError.disconnected(id, reason)
-            case .stateChanged(let state):
-                if let error = state.unavailableError { throw error }
-            default:
-                continue
-            }
-        }
-        throw BleuError.cancelled
+        try await central.writeWithoutResponse(data, to: characteristic)
     }
 
     // MARK: Subscriptions

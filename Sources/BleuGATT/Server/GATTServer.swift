@@ -60,9 +60,9 @@ public final class GATTServer: Sendable {
 
     let state = Locked(State())
     /// Advances on every ready-to-update event of the radio's notification queue.
-    let ready = GenerationSignal()
+    let ready = ReadySignal()
     /// Advances when a service finished being added.
-    let hosted = GenerationSignal()
+    let hosted = ReadySignal()
     private let tasks: Locked<[Task<Void, Never>]>
 
     /// A server on `peripheral`. It listens from now on; host services with ``host(_:handlers:)-(Service.Type,_)``.
@@ -81,7 +81,7 @@ public final class GATTServer: Sendable {
             for await event in flow {
                 Self.observe(event, state: state, ready: ready)
             }
-            ready.fail(BleuError.cancelled)
+            ready.close(BleuError.cancelled)
         }
         tasks.withLock { $0 = [requestLoop, flowLoop] }
     }
@@ -94,7 +94,7 @@ public final class GATTServer: Sendable {
     /// ``HostedService/remove()`` first if they should go.
     public func stop() {
         for task in tasks.withLock({ $0 }) { task.cancel() }
-        ready.fail(BleuError.cancelled)
+        ready.close(BleuError.cancelled)
     }
 
     /// Writes without response that were not applied: their value did not decode, no handler
@@ -125,7 +125,7 @@ public final class GATTServer: Sendable {
         state.withLock { $0.pendingHosts += 1 }
         defer {
             state.withLock { $0.pendingHosts -= 1 }
-            hosted.advance()
+            hosted.signal()
         }
         let published = try await peripheral.add(definition)
         let sameOrder = published.characteristics.map(\.uuid) == declaration.characteristics.map(\.uuid)
@@ -164,23 +164,17 @@ public final class GATTServer: Sendable {
 
     /// Sends bytes to subscribers, waiting for the queue's ready event while it is full.
     func send(_ data: Data, for characteristic: PublishedCharacteristic, to centrals: [UUID]?) async throws {
-        while true {
-            let generation = ready.current
-            if await peripheral.updateValue(data, for: characteristic, onSubscribedCentrals: centrals) { return }
-            // A radio that is not on refuses every value and never gets ready: say why instead of waiting.
-            if let error = await peripheral.state.unavailableError { throw error }
-            try await ready.wait(after: generation)
-        }
+        try await peripheral.updateValue(data, for: characteristic, onSubscribedCentrals: centrals, ready: ready)
     }
 
     // MARK: Events
 
     /// Queue and subscription bookkeeping, on its own event stream so that a handler that
     /// notifies never waits for a ready event stuck behind its own request.
-    private static func observe(_ event: PeripheralEvent, state: Locked<State>, ready: GenerationSignal) {
+    private static func observe(_ event: PeripheralEvent, state: Locked<State>, ready: ReadySignal) {
         switch event {
         case .readyToUpdateSubscribers:
-            ready.advance()
+            ready.signal()
         case .stateChanged(let managerState):
             if let error = managerState.unavailableError { ready.failWaiters(error) }
         case .subscribed(let central, let characteristic):
@@ -198,7 +192,7 @@ public final class GATTServer: Sendable {
     }
 
     private static func handle(_ event: PeripheralEvent, peripheral: any PeripheralManager, state: Locked<State>,
-                               hosted: GenerationSignal) async {
+                               hosted: ReadySignal) async {
         switch event {
         case .readRequest(let request):
             guard let entry = await entry(request.characteristic.valueHandle, state: state, hosted: hosted) else { return }
@@ -225,9 +219,9 @@ public final class GATTServer: Sendable {
     }
 
     /// The entry of a handle; waits while a service is being added, as the request may be for it.
-    private static func entry(_ handle: UInt16, state: Locked<State>, hosted: GenerationSignal) async -> Entry? {
+    private static func entry(_ handle: UInt16, state: Locked<State>, hosted: ReadySignal) async -> Entry? {
         while true {
-            let generation = hosted.current
+            let generation = hosted.generation
             let (entry, pending) = state.withLock { ($0.entries[handle], $0.pendingHosts) }
             if entry != nil || pending == 0 { return entry }
             do {

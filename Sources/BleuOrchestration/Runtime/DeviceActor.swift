@@ -204,21 +204,10 @@ actor DeviceActor {
     }
 
     private static func discover(_ profile: DeviceProfile, on id: UUID, central: any CentralManager) async throws -> Discovered {
-        let services = try await central.discoverServices([profile.service], on: id)
-        guard let service = services.first(where: { $0.uuid == profile.service }) else {
-            throw BleuError.serviceNotFound(profile.service)
-        }
-        let found = try await central.discoverCharacteristics(nil, for: service)
-        var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
-        for characteristic in found { characteristics[characteristic.uuid] = characteristic }
-        for uuid in profile.subscriptions + (profile.writeCharacteristic.map { [$0] } ?? []) where characteristics[uuid] == nil {
-            throw BleuError.characteristicNotFound(uuid)
-        }
-        var streams: [(BluetoothUUID, AsyncThrowingStream<Data, any Error>)] = []
-        for uuid in profile.subscriptions {
-            streams.append((uuid, try await central.subscribe(to: characteristics[uuid]!)))
-        }
-        return Discovered(characteristics: characteristics, streams: streams)
+        let found = try await central.discover(ServiceRequirement(
+            service: profile.service, required: profile.writeCharacteristic.map { [$0] } ?? [],
+            subscriptions: profile.subscriptions), on: id)
+        return Discovered(characteristics: found.characteristics, streams: found.subscriptions.map { ($0.uuid, $0.values) })
     }
 
     private func subscribed(_ found: Discovered) {

@@ -6,9 +6,9 @@ import Foundation
 /// framed by BleuWire, while the device is connected.
 ///
 /// - Fragments go without response when the characteristic allows it, paced by the radio's
-///   credits: before each one the pump asks ``BleuCore/CentralManager/canSendWriteWithoutResponse(to:)``
-///   and, when the link is full, waits for the ready event (which reaches it through the machine's
-///   ``DeviceEffect/flushOutgoing``).
+///   credits: when the link's queue is full the pump waits for the ready event (which reaches
+///   it through the machine's ``DeviceEffect/flushOutgoing``), through BleuCore's one
+///   flow-controlled write loop, on a ready signal that lives as long as the link.
 /// - The last fragment of a message goes with response when the characteristic allows it: ATT
 ///   keeps order on a link, so its confirmation means the whole message arrived. A message is
 ///   removed from its queue only then; after a link loss it is sent again, whole. A
@@ -27,8 +27,8 @@ final class Outbox: Sendable {
         var epoch = 0
         var pumping = false
         var pump: Task<Void, Never>?
-        var creditWaiter: CheckedContinuation<Void, Never>?
-        var creditSignal = false
+        /// The current link's ready events; failed when the link goes.
+        var ready = ReadySignal()
         var counters = Counters()
         var backPressure = false
     }
@@ -83,35 +83,32 @@ final class Outbox: Sendable {
         state.withLock { state in
             state.characteristic = characteristic
             state.epoch += 1
+            state.ready = ReadySignal()
         }
     }
 
     /// The link is gone: the pump stops after its current write; unconfirmed messages stay queued.
     func linkLost() {
-        let (waiter, pump) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
+        let (ready, pump) = state.withLock { state -> (ReadySignal, Task<Void, Never>?) in
             state.characteristic = nil
             state.epoch += 1
-            defer { state.creditWaiter = nil }
-            return (state.creditWaiter, state.pump)
+            return (state.ready, state.pump)
         }
-        waiter?.resume()
+        ready.close(BleuError.notConnected(device))
         // A write on a dead link may never complete by itself: cancel it; its message is requeued.
         pump?.cancel()
     }
 
     /// Sends what is queued (starting the pump if it is not running), and passes on a credit.
     func flush() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            let waiter = state.creditWaiter
-            state.creditWaiter = nil
-            if waiter == nil { state.creditSignal = true }
+        let ready = state.withLock { state -> ReadySignal in
             if !state.pumping, state.characteristic != nil, state.queues.waiting > 0 {
                 state.pumping = true
                 state.pump = Task { await self.pump() }
             }
-            return waiter
+            return state.ready
         }
-        waiter?.resume()
+        ready.signal()
     }
 
     // MARK: The pump
@@ -177,39 +174,16 @@ final class Outbox: Sendable {
     }
 
     private func writeWithoutResponse(_ fragment: Data, to characteristic: RemoteCharacteristic, epoch: Int) async throws {
-        while true {
-            guard isCurrent(epoch) else { throw BleuError.notConnected(device) }
-            if await central.canSendWriteWithoutResponse(to: device) {
-                do {
-                    try await central.write(fragment, to: characteristic, type: .withoutResponse)
-                    state.withLock { $0.counters.withoutResponse += 1 }
-                    metrics.write(withResponse: false)
-                    return
-                } catch BleuError.sendQueueFull {
-                    // Lost the race for the credit: wait for the next one.
-                }
-            }
-            await waitForCredit()
+        let ready = try state.withLock { state throws(BleuError) -> ReadySignal in
+            guard state.epoch == epoch, state.characteristic != nil else { throw BleuError.notConnected(device) }
+            return state.ready
         }
+        try await central.writeWithoutResponse(fragment, to: characteristic, ready: ready)
+        state.withLock { $0.counters.withoutResponse += 1 }
+        metrics.write(withResponse: false)
     }
 
     private func isCurrent(_ epoch: Int) -> Bool {
         state.withLock { $0.epoch == epoch && $0.characteristic != nil }
-    }
-
-    /// Waits for the radio's ready event (or a link loss); returns at once if one came since
-    /// the last wait.
-    private func waitForCredit() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.creditSignal || state.characteristic == nil {
-                    state.creditSignal = false
-                    return true
-                }
-                state.creditWaiter = continuation
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
     }
 }

@@ -1,10 +1,12 @@
-import BleuCore
-
-/// A counter that tasks wait on: ``wait(after:)`` returns once the count has moved past the
-/// value the waiter read before it decided to wait, so an advance between the read and the
-/// wait is never missed. Waiters are resumed with an error when the signal fails, and with
-/// `CancellationError` when their task is cancelled. Holds one entry per waiting task.
-final class GenerationSignal: Sendable {
+/// "The radio's queue has room again", as a count of ready events that tasks wait on: a
+/// sender reads ``generation`` before the attempt that may find the queue full, then
+/// ``wait(after:)`` returns once a later event came — so an event between the failed attempt
+/// and the wait is never missed. Whoever watches the radio's events calls ``signal()``.
+///
+/// Waiters are resumed with an error when the signal fails (``failWaiters(_:)`` for those
+/// waiting now, ``close(_:)`` for good), and with `CancellationError` when their task is
+/// cancelled. Holds one entry per waiting task.
+package final class ReadySignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var failure: (any Error)?
@@ -14,11 +16,13 @@ final class GenerationSignal: Sendable {
 
     private let state = Locked(State())
 
-    /// The current count: read it before the attempt whose failure makes you wait.
-    var current: UInt64 { state.withLock { $0.generation } }
+    package init() {}
 
-    /// Moves the count on and resumes every waiter.
-    func advance() {
+    /// The count of ready events so far: read it before the attempt whose failure makes you wait.
+    package var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// A ready event: moves the count on and resumes every waiter.
+    package func signal() {
         let resumed = state.withLock { state in
             state.generation += 1
             defer { state.waiters.removeAll() }
@@ -28,7 +32,7 @@ final class GenerationSignal: Sendable {
     }
 
     /// Resumes the tasks waiting now with `error`; later waiters wait as usual.
-    func failWaiters(_ error: any Error) {
+    package func failWaiters(_ error: any Error) {
         let resumed = state.withLock { state in
             defer { state.waiters.removeAll() }
             return state.waiters.values.map(\.continuation)
@@ -36,8 +40,8 @@ final class GenerationSignal: Sendable {
         for continuation in resumed { continuation.resume(throwing: error) }
     }
 
-    /// Resumes every waiter, now and later, with `error`; a later ``advance()`` does not undo it.
-    func fail(_ error: any Error) {
+    /// Resumes every waiter, now and later, with `error`; a later ``signal()`` does not undo it.
+    package func close(_ error: any Error) {
         let resumed = state.withLock { state in
             state.failure = error
             defer { state.waiters.removeAll() }
@@ -47,7 +51,7 @@ final class GenerationSignal: Sendable {
     }
 
     /// Returns once the count is past `generation`; throws the failure, or `CancellationError`.
-    func wait(after generation: UInt64) async throws {
+    package func wait(after generation: UInt64) async throws {
         let id = state.withLock { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter

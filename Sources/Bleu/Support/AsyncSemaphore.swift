@@ -1,0 +1,55 @@
+import BleuCore
+
+/// A counting semaphore for async callers, first come first served; a cancelled waiter leaves
+/// the queue with `BleuError.cancelled`.
+final class AsyncSemaphore: Sendable {
+    private struct State {
+        var available: Int
+        var nextWaiter = 0
+        var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    }
+
+    private let state: Locked<State>
+
+    init(_ permits: Int) {
+        state = Locked(State(available: permits))
+    }
+
+    func acquire() async throws {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let now: Result<Void, any Error>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(BleuError.cancelled) }
+                    if state.available > 0, state.waiters.isEmpty {
+                        state.available -= 1
+                        return .success(())
+                    }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(throwing: BleuError.cancelled)
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            if state.waiters.isEmpty {
+                state.available += 1
+                return nil
+            }
+            return state.waiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}

@@ -1,0 +1,38 @@
+import BleuCore
+
+/// An asynchronous mutual exclusion with first-come, first-served order: messages of one
+/// direction of one channel are sent whole, one after the other.
+final class SerialGate: Sendable {
+    private struct State {
+        var busy = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+
+    /// Runs `body` once every earlier caller finished.
+    func run<T>(_ body: () async throws -> T) async throws -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLock { state in
+                if state.busy {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.busy = true
+                return true
+            }
+            if now { continuation.resume() }
+        }
+        defer {
+            let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+                if state.waiters.isEmpty {
+                    state.busy = false
+                    return nil
+                }
+                return state.waiters.removeFirst()
+            }
+            next?.resume()
+        }
+        return try await body()
+    }
+}
