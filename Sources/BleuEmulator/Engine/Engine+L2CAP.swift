@@ -3,35 +3,6 @@ import BleuCore
 import DequeModule
 import Foundation
 
-/// One LE credit-based channel: two ends, each with the credits it may spend, SDUs waiting
-/// to go, and its input stream.
-struct ChannelState {
-    struct End {
-        /// K-frames this end may still send.
-        var credits: Int
-        var peerMTU: Int
-        var peerMPS: Int
-        /// SDUs waiting for credits: bytes left to frame and the caller waiting.
-        var outgoing: Deque<(sdu: Data, bytesLeft: Int, waiter: OperationID)> = []
-        /// Credits held for SDUs in the input stream, returned as the application takes them.
-        var heldCredits = 0
-        var input: Int?
-        var closed = false
-    }
-
-    static let central = 0
-    static let peripheral = 1
-
-    let id: Int
-    let link: Int
-    let psm: UInt16
-    var opener: OperationID?
-    var isOpen = false
-    var identifier: UInt8
-    var ends: [End]
-}
-
-/// L2CAP connection-oriented channels: PSMs, opening, credit-based flow control, closing.
 extension Engine {
     /// Publishes a channel on the lowest free dynamic LE PSM (0x0080–0x00FF).
     mutating func publishChannel(peripheral key: Int, requiresEncryption: Bool) throws(BleuError) -> UInt16 {
@@ -58,8 +29,8 @@ extension Engine {
         link.nextSignalIdentifier = link.nextSignalIdentifier == 255 ? 1 : link.nextSignalIdentifier + 1
         links[linkID] = link
         let l2cap = configuration.l2cap
-        let end = ChannelState.End(credits: 0, peerMTU: 0, peerMPS: 0)
-        channels[id] = ChannelState(id: id, link: linkID, psm: psm, opener: operation, identifier: identifier, ends: [end, end])
+        let end = BusChannel.End(credits: 0, peerMTU: 0, peerMPS: 0)
+        channels[id] = BusChannel(id: id, link: linkID, psm: psm, opener: operation, identifier: identifier, ends: [end, end])
         send(LinkPacket(direction: .centralToPeripheral,
                         payload: .signaling(.connectionRequest(identifier: identifier, psm: psm, channel: id, mtu: l2cap.mtu,
                                                                mps: l2cap.mps, credits: l2cap.initialCredits))),
@@ -80,19 +51,19 @@ extension Engine {
         if let opener = channel.opener { fail(opener, error) }
     }
 
-    mutating func signalReceived(_ signal: L2CAPSignal, direction: RadioSchedule.Direction, on linkID: Int) {
+    mutating func signalReceived(_ signal: ChannelSignal, direction: RadioSchedule.Direction, on linkID: Int) {
         switch signal {
         case .connectionRequest(let identifier, let psm, let id, let mtu, let mps, let credits):
             connectionRequested(identifier: identifier, psm: psm, channel: id, mtu: mtu, mps: mps, credits: credits, on: linkID)
         case .connectionResponse(_, let id, let mtu, let mps, let credits, let result):
             connectionAnswered(channel: id, mtu: mtu, mps: mps, credits: credits, result: result)
         case .credits(let id, let count):
-            let side = direction == .centralToPeripheral ? ChannelState.peripheral : ChannelState.central
+            let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
             guard channels[id] != nil else { return }
             channels[id]?.ends[side].credits += count
             pumpChannel(id, side: side)
         case .disconnectionRequest(let id):
-            let side = direction == .centralToPeripheral ? ChannelState.peripheral : ChannelState.central
+            let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
             peerClosed(id, side: side)
         }
     }
@@ -110,13 +81,13 @@ extension Engine {
         }
         guard let requiresEncryption = node.psms[psm] else { return respond(0x0002) }
         if requiresEncryption, link.security < .encrypted { return respond(0x0008) }
-        channels[id]?.ends[ChannelState.peripheral].credits = credits
-        channels[id]?.ends[ChannelState.peripheral].peerMTU = mtu
-        channels[id]?.ends[ChannelState.peripheral].peerMPS = mps
-        let input = newStream(.channel(id, side: ChannelState.peripheral), limit: l2cap.initialCredits)
-        channels[id]?.ends[ChannelState.peripheral].input = input
+        channels[id]?.ends[BusChannel.peripheral].credits = credits
+        channels[id]?.ends[BusChannel.peripheral].peerMTU = mtu
+        channels[id]?.ends[BusChannel.peripheral].peerMPS = mps
+        let input = newStream(.channel(id, side: BusChannel.peripheral), limit: l2cap.initialCredits)
+        channels[id]?.ends[BusChannel.peripheral].input = input
         respond(0x0000)
-        if let channel = makeChannel(id, ChannelState.peripheral, psm, link.centralID, input) {
+        if let channel = makeChannel(id, BusChannel.peripheral, psm, link.centralID, input) {
             node.hub.yield(.l2capChannelOpened(channel))
         }
     }
@@ -126,11 +97,11 @@ extension Engine {
         switch result {
         case 0x0000:
             channels[id]?.isOpen = true
-            channels[id]?.ends[ChannelState.central].credits = credits
-            channels[id]?.ends[ChannelState.central].peerMTU = mtu
-            channels[id]?.ends[ChannelState.central].peerMPS = mps
-            let input = newStream(.channel(id, side: ChannelState.central), limit: configuration.l2cap.initialCredits)
-            channels[id]?.ends[ChannelState.central].input = input
+            channels[id]?.ends[BusChannel.central].credits = credits
+            channels[id]?.ends[BusChannel.central].peerMTU = mtu
+            channels[id]?.ends[BusChannel.central].peerMPS = mps
+            let input = newStream(.channel(id, side: BusChannel.central), limit: configuration.l2cap.initialCredits)
+            channels[id]?.ends[BusChannel.central].input = input
             channels[id]?.opener = nil
             if let opener = channel.opener { succeed(opener, .channel(id)) }
         case 0x0008 where configuration.pairing.pairsOnInsufficientSecurity && link.security < .encrypted:
@@ -167,7 +138,7 @@ extension Engine {
             } else {
                 channels[id]?.ends[side].outgoing[0] = head
             }
-            let direction: RadioSchedule.Direction = side == ChannelState.central ? .centralToPeripheral : .peripheralToCentral
+            let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
             send(LinkPacket(direction: direction, payload: .kframe(channel: id, length: length, sdu: done ? head.sdu : nil)),
                  on: channel.link)
             if done { succeed(head.waiter) }
@@ -178,7 +149,7 @@ extension Engine {
     /// its buffer at once (its credit goes back); the frame that ends one holds its credit
     /// until the application takes the SDU, so the input never holds more SDUs than credits.
     mutating func kframeReceived(channel id: Int, length: Int, sdu: Data?, direction: RadioSchedule.Direction) {
-        let side = direction == .centralToPeripheral ? ChannelState.peripheral : ChannelState.central
+        let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
         guard let channel = channels[id], !channel.ends[side].closed, let input = channel.ends[side].input else { return }
         guard let sdu else {
             send(LinkPacket(direction: direction == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral,
@@ -194,7 +165,7 @@ extension Engine {
         guard let channel = channels[id], channel.ends[side].heldCredits > 0 else { return }
         channels[id]?.ends[side].heldCredits -= 1
         guard !channel.ends[side].closed, links[channel.link] != nil else { return }
-        let direction: RadioSchedule.Direction = side == ChannelState.central ? .centralToPeripheral : .peripheralToCentral
+        let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
         send(LinkPacket(direction: direction, payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
     }
 
@@ -207,8 +178,8 @@ extension Engine {
         guard let side else {
             channels.removeValue(forKey: id)
             if let opener = channel.opener { fail(opener, error ?? BleuError.cancelled) }
-            for end in [ChannelState.central, ChannelState.peripheral] {
-                let endError = end == ChannelState.central ? error : (peripheralError ?? error)
+            for end in [BusChannel.central, BusChannel.peripheral] {
+                let endError = end == BusChannel.central ? error : (peripheralError ?? error)
                 let error = endError ?? BleuError.invalidState("the L2CAP channel is closed")
                 endChannelEnd(channel.ends[end], sendError: error, inputError: error)
             }
@@ -217,7 +188,7 @@ extension Engine {
         guard !channel.ends[side].closed else { return }
         channels[id]?.ends[side].closed = true
         endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the L2CAP channel is closed"), inputError: nil)
-        let direction: RadioSchedule.Direction = side == ChannelState.central ? .centralToPeripheral : .peripheralToCentral
+        let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
         if links[channel.link] != nil, channel.isOpen {
             send(LinkPacket(direction: direction, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
         } else {
@@ -238,7 +209,7 @@ extension Engine {
 
     /// Fails an end's pending sends with `sendError` and ends its input with `inputError`
     /// (`nil`: normally, after what it holds).
-    private mutating func endChannelEnd(_ end: ChannelState.End, sendError: any Error, inputError: (any Error)?) {
+    private mutating func endChannelEnd(_ end: BusChannel.End, sendError: any Error, inputError: (any Error)?) {
         for pending in end.outgoing { fail(pending.waiter, sendError) }
         if let input = end.input { endStream(input, error: inputError) }
     }

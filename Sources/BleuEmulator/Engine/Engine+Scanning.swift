@@ -82,7 +82,7 @@ extension Engine {
         let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit)
         let id = nextAttempt
         nextAttempt += 1
-        centrals[key]?.scan = ScanSession(id: id, options: options, stream: stream)
+        centrals[key]?.scan = BusScan(id: id, options: options, stream: stream)
         for peripheral in peripherals.keys.sorted() where peripherals[peripheral]?.advertising != nil {
             if isRealistic {
                 let index = advertisingIndex(of: peripheral, atOrAfter: now + configuration.scanLatency)

@@ -39,7 +39,7 @@ struct Engine {
     var deviceAddresses: [String: UInt64] = [:]
     var usedAddresses: Set<UInt64> = []
     var links: [Int: Link] = [:]
-    var channels: [Int: ChannelState] = [:]
+    var channels: [Int: BusChannel] = [:]
     var nextChannel = 1
     var bonds: [BondKey: SecurityLevel] = [:]
     var waiters: [OperationID: CheckedContinuation<OperationResult, any Error>] = [:]

@@ -8,7 +8,7 @@ struct LinkPacket: Sendable {
     enum Payload: Sendable {
         case att(ATTPDU)
         case smp(SMPMessage)
-        case signaling(L2CAPSignal)
+        case signaling(ChannelSignal)
         /// A K-frame of `length` bytes on a channel; the last one of an SDU carries the SDU.
         case kframe(channel: Int, length: Int, sdu: Data?)
         /// LL_TERMINATE_IND with the HCI reason code.
@@ -110,7 +110,7 @@ struct SMPMessage: Sendable, Hashable {
 }
 
 /// An L2CAP LE signaling PDU for credit-based channels (Core Spec Vol 3 Part A §4).
-enum L2CAPSignal: Sendable, Hashable {
+enum ChannelSignal: Sendable, Hashable {
     /// L2CAP_LE_CREDIT_BASED_CONNECTION_REQ.
     case connectionRequest(identifier: UInt8, psm: UInt16, channel: Int, mtu: Int, mps: Int, credits: Int)
     /// L2CAP_LE_CREDIT_BASED_CONNECTION_RSP; `result` 0 is success.

@@ -250,8 +250,8 @@ public final class EmulatedCentralManager: CentralManager {
             let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
             engine.openChannel(psm: psm, on: link, operation: id)
         }) else { throw BleuError.invalidState("the L2CAP channel did not open") }
-        let input = bus.withEngine { $0.channels[channel]?.ends[ChannelState.central].input } ?? -1
-        return EmulatedL2CAPChannel(bus: bus, channel: channel, side: ChannelState.central, psm: psm, peer: peripheral, input: input)
+        let input = bus.withEngine { $0.channels[channel]?.ends[BusChannel.central].input } ?? -1
+        return EmulatedL2CAPChannel(bus: bus, channel: channel, side: BusChannel.central, psm: psm, peer: peripheral, input: input)
     }
 
     // MARK: Helpers

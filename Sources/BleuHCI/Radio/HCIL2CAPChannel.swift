@@ -38,7 +38,7 @@ public final class HCIL2CAPChannel: L2CAPChannel {
 }
 
 /// What the radio keeps per open channel.
-struct ChannelState {
+struct RadioChannel {
     var channel: CreditBasedChannel
     let psm: UInt16
     let peer: UUID

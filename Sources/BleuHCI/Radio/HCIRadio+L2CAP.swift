@@ -35,7 +35,7 @@ extension HCIRadio {
                 return
             }
             let key = ChannelKey(handle: handle, cid: pending.localCID)
-            channels[key] = ChannelState(channel: newChannel(local: pending.localCID, remote: destinationCID,
+            channels[key] = RadioChannel(channel: newChannel(local: pending.localCID, remote: destinationCID,
                                                              remoteMTU: mtu, remoteMPS: mps, credits: credits),
                                          psm: pending.psm, peer: link.peer)
             pending.continuation.resume(returning: HCIL2CAPChannel(psm: pending.psm, peer: link.peer, key: key, radio: self))
@@ -118,7 +118,7 @@ extension HCIRadio {
         guard mtu >= 23, (23...65533).contains(mps) else { return refuse(0x000B) }  // unacceptable parameters
         guard let local = freeCID(on: link.handle) else { return refuse(0x0004) }  // no resources
         let key = ChannelKey(handle: link.handle, cid: local)
-        channels[key] = ChannelState(channel: newChannel(local: local, remote: remoteCID, remoteMTU: mtu, remoteMPS: mps,
+        channels[key] = RadioChannel(channel: newChannel(local: local, remote: remoteCID, remoteMTU: mtu, remoteMPS: mps,
                                                          credits: credits), psm: psm, peer: link.peer)
         peripheralEvents.yield(.l2capChannelOpened(HCIL2CAPChannel(psm: psm, peer: link.peer, key: key, radio: self)))
         return .leCreditBasedConnectionResponse(destinationCID: local, mtu: UInt16(configuration.l2capMTU),

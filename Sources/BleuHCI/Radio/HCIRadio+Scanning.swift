@@ -2,7 +2,7 @@ import BleuCore
 import Foundation
 
 /// A running scan: its options, the collector merging reports, and the stream it feeds.
-struct ScanSession {
+struct RadioScan {
     let id: Int
     var collector: ScanCollector
     let continuation: AsyncThrowingStream<Advertisement, any Error>.Continuation
@@ -34,7 +34,7 @@ extension HCIRadio {
         continuation.onTermination = { [weak self] _ in
             Task { await self?.scanConsumerEnded(id) }
         }
-        scan = ScanSession(id: id, collector: ScanCollector(options: options, responseWait: configuration.scanResponseWait,
+        scan = RadioScan(id: id, collector: ScanCollector(options: options, responseWait: configuration.scanResponseWait,
                                                              capacity: configuration.maxKnownPeers),
                            continuation: continuation)
         return stream

@@ -52,7 +52,7 @@ public actor HCIRadio {
     var nextStreamID = 0
 
     // Scanning
-    var scan: ScanSession?
+    var scan: RadioScan?
     var nextScanID = 0
 
     // Connecting (one LE Create Connection at a time, as controllers require)
@@ -78,7 +78,7 @@ public actor HCIRadio {
 
     // L2CAP
     var publishedPSMs: [UInt16: Bool] = [:]
-    var channels: [ChannelKey: ChannelState] = [:]
+    var channels: [ChannelKey: RadioChannel] = [:]
     /// Channels we asked a peer to open, by link and signalling identifier.
     var pendingChannelOpens: [PendingSignal: PendingChannelOpen] = [:]
 
