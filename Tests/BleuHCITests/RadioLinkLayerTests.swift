@@ -135,6 +135,26 @@ struct RadioPeerInputTests {
         #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
     }
 
+    @Test("an ATT traffic counter given to the radio counts ATT PDUs and their bytes each way, and no other channel")
+    func attTrafficCounter() async throws {
+        let traffic = ATTTrafficCounter()
+        let harness = try await RadioHarness.start(attTraffic: traffic)
+        var acl = harness.controller.acl.makeAsyncIterator()
+        _ = try await harness.connect()
+        // The MTU exchange: our 3-byte request, the peer's 3-byte response.
+        #expect(traffic.sent == ATTTrafficCounter.Traffic(pdus: 1, bytes: 3))
+        #expect(traffic.received == ATTTrafficCounter.Traffic(pdus: 1, bytes: 3))
+        // SMP is not ATT: a Pairing Request and our Pairing Failed count nothing.
+        try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
+        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+        // The peer reads the Device Name: a 3-byte request in, "Bleu" out (opcode and 4 bytes).
+        try await send(harness, cid: L2CAPBFrame.attCID, ATTPDU.readRequest(handle: 3).encoded)
+        #expect(try await next(&acl, cid: L2CAPBFrame.attCID) == ATTPDU.readResponse(value: Array("Bleu".utf8)).encoded)
+        #expect(traffic.received == ATTTrafficCounter.Traffic(pdus: 2, bytes: 6))
+        #expect(traffic.sent == ATTTrafficCounter.Traffic(pdus: 2, bytes: 8))
+        #expect(traffic.total == ATTTrafficCounter.Traffic(pdus: 4, bytes: 14))
+    }
+
     @Test("random frames on every channel never crash the radio; it still answers afterwards")
     func hostileFrames() async throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["BLEU_HCI_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
