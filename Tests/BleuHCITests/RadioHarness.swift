@@ -48,7 +48,7 @@ struct RadioHarness {
         async let connected: Void = central.connect(id, timeout: nil)
         var acl = controller.acl.makeAsyncIterator()
         try await controller.send(.le(.connectionComplete(LEConnectionComplete(
-            handle: 1, role: 0, peerAddressType: .randomDevice, peerAddress: Self.peer, interval: 24))))
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: Self.peer, interval: .milliseconds(30)))))
         // The central exchanges MTUs on every connection.
         while let packet = await acl.next() {
             let frame = try L2CAPBFrame(decoding: packet.data)
