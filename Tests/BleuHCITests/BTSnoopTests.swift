@@ -30,7 +30,7 @@ struct BTSnoopTests {
         let host = HCIHost(transport: capture, clock: ManualClock())
         try await host.start()
         try await controller.send(.le(.connectionComplete(LEConnectionComplete(
-            handle: 1, role: 0, peerAddressType: .randomDevice, peerAddress: BluetoothAddress(string: "C0:11:22:33:44:55")!))))
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: BluetoothAddress(string: "C0:11:22:33:44:55")!))))
         for await event in host.events { if case .le = event { break } }
         try await host.send(L2CAPBFrame(channelID: 4, payload: ATTPDU.readRequest(handle: 3).encoded), on: 1)
         for await _ in controller.acl { break }

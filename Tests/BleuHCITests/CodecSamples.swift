@@ -52,35 +52,42 @@ enum CodecSamples {
         ("cmd.readRSSI", .command(.readRSSI(handle: 0x0040))),
         ("cmd.disconnect", .command(.disconnect(handle: 1, reason: 0x13))),
         ("cmd.leSetAdvertisingParameters", .command(.leSetAdvertisingParameters(LEAdvertisingParameters(
-            intervalMin: 0x30, intervalMax: 0x40, advertisingType: 0, ownAddressType: .randomDevice)))),
+            intervalMin: .milliseconds(30), intervalMax: .milliseconds(40), advertisingType: .connectableScannableUndirected,
+            ownAddressType: .randomDevice)))),
         ("cmd.leSetAdvertisingData", .command(.leSetAdvertisingData(hex("020106050962656c75")))),
         ("cmd.leSetScanResponseData", .command(.leSetScanResponseData(hex("03030f18")))),
         ("cmd.leSetAdvertisingEnable", .command(.leSetAdvertisingEnable(true))),
-        ("cmd.leSetScanParameters", .command(.leSetScanParameters(LEScanParameters(scanType: 1, interval: 0x60, window: 0x30)))),
+        ("cmd.leSetScanParameters", .command(.leSetScanParameters(LEScanParameters(scanType: .active, interval: .milliseconds(60), window: .milliseconds(30))))),
         ("cmd.leSetScanEnable", .command(.leSetScanEnable(enable: true, filterDuplicates: true))),
         ("cmd.leCreateConnection", .command(.leCreateConnection(LECreateConnectionParameters(
-            scanInterval: 0x60, scanWindow: 0x30, peerAddressType: .randomDevice, peerAddress: a,
-            connection: LEConnectionParameters(intervalMin: 24, intervalMax: 40, supervisionTimeout: 500))))),
+            scanInterval: .milliseconds(60), scanWindow: .milliseconds(30), peerAddressType: .randomDevice, peerAddress: a,
+            connection: LEConnectionParameters(intervalMin: .milliseconds(30), intervalMax: .milliseconds(50),
+                                               supervisionTimeout: .seconds(5)))))),
         ("cmd.leCreateConnectionCancel", .command(.leCreateConnectionCancel)),
         ("cmd.leConnectionUpdate", .command(.leConnectionUpdate(handle: 2, LEConnectionParameters(
-            intervalMin: 6, intervalMax: 12, maxLatency: 1, supervisionTimeout: 300, minCELength: 2, maxCELength: 4)))),
-        ("cmd.leSetDataLength", .command(.leSetDataLength(handle: 3, txOctets: 251, txTime: 2120))),
-        ("cmd.leSetPHY", .command(.leSetPHY(handle: 4, allPHYs: 0, txPHYs: 2, rxPHYs: 2, options: 0))),
+            intervalMin: .microseconds(7500), intervalMax: .milliseconds(15), maxLatency: 1, supervisionTimeout: .seconds(3),
+            minCELength: .microseconds(1250), maxCELength: .microseconds(2500))))),
+        ("cmd.leSetDataLength", .command(.leSetDataLength(handle: 3, txOctets: 251, txTime: .microseconds(2120)))),
+        ("cmd.leSetPHY", .command(.leSetPHY(handle: 4, allPHYs: [], txPHYs: .le2M, rxPHYs: .le2M, options: 0))),
         ("cmd.leSetExtendedAdvertisingParameters", .command(.leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
-            handle: 1, eventProperties: 0x13, intervalMin: 0xA0, intervalMax: 0x0100F0, ownAddressType: .randomDevice,
-            txPower: 127, secondaryPHY: 2, sid: 3)))),
+            handle: 1, eventProperties: [.connectable, .scannable, .legacy], intervalMin: .milliseconds(100),
+            intervalMax: .milliseconds(41_110), ownAddressType: .randomDevice,  // 0x0100F0 × 0.625 ms: the 24-bit field
+            txPower: 127, secondaryPHY: .le2M, sid: 3)))),
         ("cmd.leSetExtendedAdvertisingData", .command(.leSetExtendedAdvertisingData(LEExtendedAdvertisingData(
             handle: 1, data: hex("0201060303aafe"))))),
         ("cmd.leSetExtendedAdvertisingEnable", .command(.leSetExtendedAdvertisingEnable(enable: true, sets: [
-            LEAdvertisingSetEnable(handle: 1), LEAdvertisingSetEnable(handle: 2, duration: 500, maxEvents: 9)]))),
+            LEAdvertisingSetEnable(handle: 1), LEAdvertisingSetEnable(handle: 2, duration: .seconds(5), maxEvents: 9)]))),
         ("cmd.leSetExtendedScanParameters", .command(.leSetExtendedScanParameters(
-            ownAddressType: .publicDevice, filterPolicy: 0, phys: 0b101,
-            [LEExtendedScanPHY(scanType: 1, interval: 0x60, window: 0x30), LEExtendedScanPHY(scanType: 0, interval: 0x90, window: 0x48)]))),
-        ("cmd.leSetExtendedScanEnable", .command(.leSetExtendedScanEnable(enable: true, filterDuplicates: 1, duration: 0, period: 0))),
+            ownAddressType: .publicDevice, filterPolicy: 0, phys: [.le1M, .leCoded],
+            [LEExtendedScanPHY(scanType: .active, interval: .milliseconds(60), window: .milliseconds(30)),
+             LEExtendedScanPHY(scanType: .passive, interval: .milliseconds(90), window: .milliseconds(45))]))),
+        ("cmd.leSetExtendedScanEnable", .command(.leSetExtendedScanEnable(enable: true, filterDuplicates: 1, duration: nil, period: nil))),
         ("cmd.leExtendedCreateConnection", .command(.leExtendedCreateConnection(
-            filterPolicy: 0, ownAddressType: .publicDevice, peerAddressType: .randomDevice, peerAddress: a, phys: 0b011, [
-                LEInitiatingPHY(scanInterval: 0x60, scanWindow: 0x30, connection: LEConnectionParameters(intervalMin: 24, intervalMax: 40, supervisionTimeout: 500)),
-                LEInitiatingPHY(scanInterval: 0x60, scanWindow: 0x30, connection: LEConnectionParameters(intervalMin: 12, intervalMax: 24, supervisionTimeout: 400)),
+            filterPolicy: 0, ownAddressType: .publicDevice, peerAddressType: .randomDevice, peerAddress: a, phys: [.le1M, .le2M], [
+                LEInitiatingPHY(scanInterval: .milliseconds(60), scanWindow: .milliseconds(30), connection: LEConnectionParameters(
+                    intervalMin: .milliseconds(30), intervalMax: .milliseconds(50), supervisionTimeout: .seconds(5))),
+                LEInitiatingPHY(scanInterval: .milliseconds(60), scanWindow: .milliseconds(30), connection: LEConnectionParameters(
+                    intervalMin: .milliseconds(15), intervalMax: .milliseconds(30), supervisionTimeout: .seconds(4))),
             ]))),
     ]
 
@@ -91,20 +98,24 @@ enum CodecSamples {
         ("evt.disconnectionComplete", .event(.disconnectionComplete(status: 0, handle: 1, reason: 0x16))),
         ("evt.numberOfCompletedPackets", .event(.numberOfCompletedPackets([.init(handle: 1, count: 3), .init(handle: 2, count: 1)]))),
         ("evt.leConnectionComplete", .event(.le(.connectionComplete(LEConnectionComplete(
-            handle: 1, role: 0, peerAddressType: .randomDevice, peerAddress: a, interval: 24, supervisionTimeout: 500))))),
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: a, interval: .milliseconds(30),
+            supervisionTimeout: .seconds(5)))))),
         ("evt.leEnhancedConnectionComplete", .event(.le(.enhancedConnectionComplete(LEConnectionComplete(
-            handle: 2, role: 1, peerAddressType: .publicDevice, peerAddress: b, interval: 40, supervisionTimeout: 400,
+            handle: 2, role: .peripheral, peerAddressType: .publicDevice, peerAddress: b, interval: .milliseconds(50),
+            supervisionTimeout: .seconds(4),
             centralClockAccuracy: 1))))),
         ("evt.leAdvertisingReport", .event(.le(.advertisingReport([
-            LEAdvertisingReport(eventType: 0, addressType: .randomDevice, address: a, data: hex("020106"), rssi: -60),
-            LEAdvertisingReport(eventType: 4, addressType: .publicDevice, address: b, data: hex("05096162636465"), rssi: -72),
+            LEAdvertisingReport(eventType: .connectableScannableUndirected, addressType: .randomDevice, address: a, data: hex("020106"), rssi: -60),
+            LEAdvertisingReport(eventType: .scanResponse, addressType: .publicDevice, address: b, data: hex("05096162636465"), rssi: -72),
         ])))),
         ("evt.leExtendedAdvertisingReport", .event(.le(.extendedAdvertisingReport([
-            LEExtendedAdvertisingReport(eventType: 0x13, addressType: .randomDevice, address: a, rssi: -55, data: hex("0201060303aafe")),
+            LEExtendedAdvertisingReport(eventType: [.connectable, .scannable, .legacy], addressType: .randomDevice, address: a, rssi: -55, data: hex("0201060303aafe")),
         ])))),
-        ("evt.leConnectionUpdateComplete", .event(.le(.connectionUpdateComplete(status: 0, handle: 1, interval: 12, latency: 0, supervisionTimeout: 300)))),
-        ("evt.leDataLengthChange", .event(.le(.dataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: 2120, maxRxOctets: 251, maxRxTime: 2120)))),
-        ("evt.lePHYUpdateComplete", .event(.le(.phyUpdateComplete(status: 0, handle: 1, txPHY: 2, rxPHY: 2)))),
+        ("evt.leConnectionUpdateComplete", .event(.le(.connectionUpdateComplete(status: 0, handle: 1, interval: .milliseconds(15), latency: 0,
+                                                                         supervisionTimeout: .seconds(3))))),
+        ("evt.leDataLengthChange", .event(.le(.dataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: .microseconds(2120),
+                                                                maxRxOctets: 251, maxRxTime: .microseconds(2120))))),
+        ("evt.lePHYUpdateComplete", .event(.le(.phyUpdateComplete(status: 0, handle: 1, txPHY: .le2M, rxPHY: .le2M)))),
         ("evt.leAdvertisingSetTerminated", .event(.le(.advertisingSetTerminated(status: 0, advertisingHandle: 1, connectionHandle: 5, completedEvents: 0)))),
         ("acl.first", .acl(ACLPacket(handle: 1, boundary: .firstFlushable, data: hex("030004000a0300")))),
         ("acl.continuing", .acl(ACLPacket(handle: 0x0EFF, boundary: .continuing, data: hex("abcd")))),

@@ -14,7 +14,7 @@ struct HCIHostACLTests {
         let controller = FakeController(transport: controllerEnd, answer: FakeController.startUpAnswers())
         try await host.start()
         try await controller.send(.le(.connectionComplete(LEConnectionComplete(
-            handle: 1, role: 0, peerAddressType: .randomDevice, peerAddress: peer))))
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: peer))))
         for await event in host.events {
             if case .le(.connectionComplete) = event { break }
         }

@@ -79,7 +79,7 @@ struct HCIHostCommandTests {
             return base(command)
         }
         try await host.start()
-        let dataLength = Task { try await host.execute(.leSetDataLength(handle: 1, txOctets: 251, txTime: 2120)) }
+        let dataLength = Task { try await host.execute(.leSetDataLength(handle: 1, txOctets: 251, txTime: .microseconds(2120))) }
         await eventually { clock.sleeperCount >= 1 }
         clock.advance(by: .seconds(5))
         await #expect(throws: HCIHostError.commandTimeout(.leSetDataLength, after: .seconds(5))) { try await dataLength.value }

@@ -13,7 +13,8 @@ struct LESignalingChannelTests {
         let request = L2CAPSignal.Command.connectionParameterUpdateRequest(intervalMin: 6, intervalMax: 12, latency: 0, timeout: 300)
         let accepted = reply(request, central: true)
         #expect(accepted.response == L2CAPSignal(identifier: 5, .connectionParameterUpdateResponse(result: 0)))
-        #expect(accepted.connectionUpdate == LEConnectionParameters(intervalMin: 6, intervalMax: 12, maxLatency: 0, supervisionTimeout: 300))
+        #expect(accepted.connectionUpdate == LEConnectionParameters(intervalMin: .microseconds(7500), intervalMax: .milliseconds(15), maxLatency: 0,
+                                                                    supervisionTimeout: .seconds(3)))
         #expect(reply(request, central: false) == .init(response: L2CAPSignal(identifier: 5, .connectionParameterUpdateResponse(result: 1))))
         // Timeout too short for the interval and latency (§4.20): rejected.
         let bad = reply(.connectionParameterUpdateRequest(intervalMin: 100, intervalMax: 200, latency: 10, timeout: 100), central: true)

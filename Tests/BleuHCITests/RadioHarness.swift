@@ -14,8 +14,10 @@ struct RadioHarness {
     let central: HCICentralManager
     static let peer = BluetoothAddress(string: "D0:11:22:33:44:55")!
 
-    /// `extra` answers what the defaults leave out (return `nil` to leave it unanswered).
-    static func start(extra: @escaping @Sendable (HCICommand) -> [HCIEvent]? = { _ in nil }) async throws -> RadioHarness {
+    /// `extra` answers what the defaults leave out (return `nil` to leave it unanswered); the
+    /// radio counts its ATT PDUs in `attTraffic`, when given.
+    static func start(attTraffic: ATTTrafficCounter? = nil,
+                      extra: @escaping @Sendable (HCICommand) -> [HCIEvent]? = { _ in nil }) async throws -> RadioHarness {
         let (hostEnd, controllerEnd) = InMemoryHCITransport.makePair()
         let clock = ManualClock()
         let startUp = FakeController.startUpAnswers(bufferLength: 251, bufferCount: 8)
@@ -34,7 +36,7 @@ struct RadioHarness {
                 return nil
             }
         }
-        let radio = HCIRadio(host: HCIHost(transport: hostEnd, clock: clock), clock: clock)
+        let radio = HCIRadio(host: HCIHost(transport: hostEnd, clock: clock), clock: clock, attTraffic: attTraffic)
         try await radio.start()
         return RadioHarness(radio: radio, controller: controller, clock: clock, central: HCICentralManager(radio: radio))
     }
@@ -46,7 +48,7 @@ struct RadioHarness {
         async let connected: Void = central.connect(id, timeout: nil)
         var acl = controller.acl.makeAsyncIterator()
         try await controller.send(.le(.connectionComplete(LEConnectionComplete(
-            handle: 1, role: 0, peerAddressType: .randomDevice, peerAddress: Self.peer, interval: 24))))
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: Self.peer, interval: .milliseconds(30)))))
         // The central exchanges MTUs on every connection.
         while let packet = await acl.next() {
             let frame = try L2CAPBFrame(decoding: packet.data)

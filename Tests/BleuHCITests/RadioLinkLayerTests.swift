@@ -20,9 +20,9 @@ struct RadioLinkLayerTests {
                 break
             }
         }
-        #expect(dataLength == .leSetDataLength(handle: 1, txOctets: 251, txTime: 2120))
-        try await harness.controller.send(.le(.dataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: 2120,
-                                                               maxRxOctets: 200, maxRxTime: 1712)))
+        #expect(dataLength == .leSetDataLength(handle: 1, txOctets: 251, txTime: .microseconds(2120)))
+        try await harness.controller.send(.le(.dataLengthChange(handle: 1, maxTxOctets: 251, maxTxTime: .microseconds(2120),
+                                                               maxRxOctets: 200, maxRxTime: .microseconds(1712))))
         var parameters: HCILinkParameters?
         for _ in 0..<10_000 {
             parameters = await harness.radio.linkParameters(of: id)
@@ -30,7 +30,7 @@ struct RadioLinkLayerTests {
             await Task.yield()
         }
         #expect(parameters?.maxTxOctets == 251 && parameters?.maxRxOctets == 200)
-        #expect(parameters?.interval == 24)
+        #expect(parameters?.interval == .milliseconds(30))
     }
 
     @Test("connection and PHY updates complete with the controller's events")
@@ -43,17 +43,17 @@ struct RadioLinkLayerTests {
                                                supervisionTimeout: p.supervisionTimeout))]
             case .leSetPHY(let handle, _, _, _, _):
                 [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode),
-                 .le(.phyUpdateComplete(status: 0, handle: handle, txPHY: 2, rxPHY: 2))]
+                 .le(.phyUpdateComplete(status: 0, handle: handle, txPHY: .le2M, rxPHY: .le2M))]
             default: nil
             }
         }
         let id = try await harness.connect()
-        try await harness.radio.updateConnection(of: id, LEConnectionParameters(intervalMin: 6, intervalMax: 6, maxLatency: 2,
-                                                                                supervisionTimeout: 300))
+        try await harness.radio.updateConnection(of: id, LEConnectionParameters(
+            intervalMin: .microseconds(7500), intervalMax: .microseconds(7500), maxLatency: 2, supervisionTimeout: .seconds(3)))
         try await harness.radio.setPHY(of: id, preferring: .le2M)
         let parameters = await harness.radio.linkParameters(of: id)
-        #expect(parameters?.interval == 6 && parameters?.latency == 2 && parameters?.supervisionTimeout == 300)
-        #expect(parameters?.txPHY == 2 && parameters?.rxPHY == 2)
+        #expect(parameters?.interval == .microseconds(7500) && parameters?.latency == 2 && parameters?.supervisionTimeout == .seconds(3))
+        #expect(parameters?.txPHY == .le2M && parameters?.rxPHY == .le2M)
     }
 
     @Test("a PHY update the controller refuses fails with its status; one it never reports times out; the stack goes on")
@@ -62,7 +62,7 @@ struct RadioLinkLayerTests {
             switch command {
             case .leSetPHY(_, _, let tx, _, _):
                 // Coded: refused. 2M: accepted, but the update never completes (no event).
-                tx == PHYPreference.leCoded.rawValue
+                tx == .leCoded
                     ? [.commandStatus(status: 0x11, numHCICommandPackets: 1, opcode: command.opcode)]
                     : [.commandStatus(status: 0, numHCICommandPackets: 1, opcode: command.opcode)]
             case .readRSSI(let handle):
@@ -128,11 +128,31 @@ struct RadioPeerInputTests {
                 break
             }
         }
-        #expect(update == .leConnectionUpdate(handle: 1, LEConnectionParameters(intervalMin: 12, intervalMax: 24, maxLatency: 0,
-                                                                                supervisionTimeout: 400)))
+        #expect(update == .leConnectionUpdate(handle: 1, LEConnectionParameters(
+            intervalMin: .milliseconds(15), intervalMax: .milliseconds(30), maxLatency: 0, supervisionTimeout: .seconds(4))))
         // SMP Pairing Request: no Security Manager yet, so Pairing Failed (Pairing Not Supported).
         try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
         #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+    }
+
+    @Test("an ATT traffic counter given to the radio counts ATT PDUs and their bytes each way, and no other channel")
+    func attTrafficCounter() async throws {
+        let traffic = ATTTrafficCounter()
+        let harness = try await RadioHarness.start(attTraffic: traffic)
+        var acl = harness.controller.acl.makeAsyncIterator()
+        _ = try await harness.connect()
+        // The MTU exchange: our 3-byte request, the peer's 3-byte response.
+        #expect(traffic.sent == ATTTrafficCounter.Traffic(pdus: 1, bytes: 3))
+        #expect(traffic.received == ATTTrafficCounter.Traffic(pdus: 1, bytes: 3))
+        // SMP is not ATT: a Pairing Request and our Pairing Failed count nothing.
+        try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
+        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+        // The peer reads the Device Name: a 3-byte request in, "Bleu" out (opcode and 4 bytes).
+        try await send(harness, cid: L2CAPBFrame.attCID, ATTPDU.readRequest(handle: 3).encoded)
+        #expect(try await next(&acl, cid: L2CAPBFrame.attCID) == ATTPDU.readResponse(value: Array("Bleu".utf8)).encoded)
+        #expect(traffic.received == ATTTrafficCounter.Traffic(pdus: 2, bytes: 6))
+        #expect(traffic.sent == ATTTrafficCounter.Traffic(pdus: 2, bytes: 8))
+        #expect(traffic.total == ATTTrafficCounter.Traffic(pdus: 4, bytes: 14))
     }
 
     @Test("random frames on every channel never crash the radio; it still answers afterwards")

@@ -86,10 +86,10 @@ struct ScanCollectorTests {
         let legacy = [(0, true, true, false), (1, true, false, false), (2, false, true, false), (3, false, false, false),
                       (4, false, false, true)]
         for (type, connectable, scannable, response) in legacy {
-            let r = ScanReport(LEAdvertisingReport(eventType: UInt8(type), addressType: .randomDevice, address: a, data: [], rssi: -1))
+            let r = ScanReport(LEAdvertisingReport(eventType: LEAdvertisingReportType(rawValue: UInt8(type)), addressType: .randomDevice, address: a, data: [], rssi: -1))
             #expect((r.isConnectable, r.isScannable, r.isScanResponse) == (connectable, scannable, response), "type \(type)")
         }
-        let extended = ScanReport(LEExtendedAdvertisingReport(eventType: 0b0010_1011, addressType: .randomDevice, address: a,
+        let extended = ScanReport(LEExtendedAdvertisingReport(eventType: LEExtendedAdvertisingEventType(rawValue: 0b0010_1011), addressType: .randomDevice, address: a,
                                                               rssi: -60, data: []))
         #expect(extended.isConnectable && extended.isScannable && extended.isScanResponse && extended.isIncomplete)
         #expect(extended.rssi == -60)

@@ -36,8 +36,9 @@ struct SpecLayoutTests {
     func createConnection() {
         let address = BluetoothAddress(string: "C0:11:22:33:44:55")!
         let command = HCICommand.leCreateConnection(LECreateConnectionParameters(
-            scanInterval: 0x0060, scanWindow: 0x0030, peerAddressType: .randomDevice, peerAddress: address,
-            connection: LEConnectionParameters(intervalMin: 0x18, intervalMax: 0x28, maxLatency: 0, supervisionTimeout: 0x01F4)))
+            scanInterval: .milliseconds(60), scanWindow: .milliseconds(30), peerAddressType: .randomDevice, peerAddress: address,
+            connection: LEConnectionParameters(intervalMin: .milliseconds(30), intervalMax: .milliseconds(50), maxLatency: 0,
+                                               supervisionTimeout: .seconds(5))))
         #expect(command.parameters == [0x60, 0x00, 0x30, 0x00, 0x00, 0x01, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0, 0x00,
                                        0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00, 0x00, 0x00, 0x00])
         #expect(address.description == "C0:11:22:33:44:55")
@@ -71,7 +72,7 @@ struct SpecLayoutTests {
             Issue.record("not an advertising report")
             return
         }
-        #expect(reports == [LEAdvertisingReport(eventType: 0, addressType: .randomDevice,
+        #expect(reports == [LEAdvertisingReport(eventType: .connectableScannableUndirected, addressType: .randomDevice,
                                                 address: BluetoothAddress(string: "C0:11:22:33:44:55")!,
                                                 data: [0x01, 0x06], rssi: -60)])
     }

@@ -47,6 +47,20 @@ struct DiscoveryTests {
         #expect(value == withUnsafeBytes(of: counter.id.uuid) { Data($0) })
     }
 
+    @Test("the actor id is a static value: the ATT server answers it, so faults injected into application reads never reach it")
+    func actorIDIsStatic() async throws {
+        var configuration = EmulatorConfiguration.instant
+        configuration.faults = FaultRates(attError: 1)  // every read and write the application answers fails
+        let bus = EmulatorBus(configuration: configuration)
+        let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus))
+        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus))
+        let counter = CounterActor(actorSystem: peripheral)
+        try await peripheral.startAdvertising(counter)
+        // Discovery reads each actor service's id once; it succeeds although no call could.
+        let found = try await central.discover(CounterActor.self, timeout: .seconds(5))
+        #expect(found.map(\.id) == [counter.id])
+    }
+
     @Test("discovery by protocol finds actors whose type lists it; resolve through the protocol stub")
     func byProtocol() async throws {
         let pair = ConnectedPair()

@@ -21,7 +21,7 @@ struct CompactRejectionTests {
     @Test("a continuation with no message in progress")
     func unexpectedContinuation() throws {
         var r = TestReassembler(format: .compact)
-        let middle = CompactHeader(first: false, last: false, slot: 3, sequence: 1).byte
+        let middle = CompactHeader(isFirst: false, isLast: false, slot: 3, sequence: 1).byte
         #expect(rejection { try r.receive([middle, 1, 2], from: 0, now: .zero) } == .malformedFragment(.unexpectedContinuation(slot: 3)))
     }
 
@@ -44,7 +44,7 @@ struct CompactRejectionTests {
     @Test("a message that ends before its CRC")
     func missingChecksum() {
         var r = TestReassembler(format: .compact)
-        let only = CompactHeader(first: true, last: true, slot: 2, sequence: 0).byte
+        let only = CompactHeader(isFirst: true, isLast: true, slot: 2, sequence: 0).byte
         #expect(rejection { try r.receive([only, 1, 2, 3], from: 0, now: .zero) } == .malformedFragment(.missingChecksum(slot: 2)))
         #expect(r.bufferedBytes(for: 0) == 0)
     }
@@ -133,11 +133,11 @@ struct CompactRejectionTests {
     @Test("a new message in a busy slot replaces the unfinished one")
     func abandoned() throws {
         var r = TestReassembler(format: .compact)
-        let first = CompactHeader(first: true, last: false, slot: 1, sequence: 0).byte
+        let first = CompactHeader(isFirst: true, isLast: false, slot: 1, sequence: 0).byte
         #expect(try r.receive([first, 1, 2, 3], from: 0, now: .zero) == .incomplete)
         var replacement: [UInt8] = [7, 7]
         withUnsafeBytes(of: CRC32.checksum(replacement).littleEndian) { replacement.append(contentsOf: $0) }
-        let only = CompactHeader(first: true, last: true, slot: 1, sequence: 5).byte
+        let only = CompactHeader(isFirst: true, isLast: true, slot: 1, sequence: 5).byte
         #expect(try r.receive([only] + replacement, from: 0, now: .zero) == .message([7, 7]))
         #expect(r.statistics.messagesAbandoned == 1)
         #expect(r.bufferedBytes(for: 0) == 0)

@@ -18,6 +18,40 @@ struct FramingLayoutTests {
         #expect(fragments.map { $0[0] } == [0x48, 0x09, 0x8A])
     }
 
+    @Test("CompactHeader reads slot, position and sequence from the first byte of the fragmenter's own fragments")
+    func compactHeaderReadsFragments() throws {
+        var f = Fragmenter()
+        // Two rounds of 8 interleaved messages: every slot, and sequence numbers that continue
+        // across a slot's messages (3 fragments each, so the second round starts at 3).
+        for round in 0..<2 {
+            let messages = try (0..<CompactHeader.slotCount).map { index in
+                try f.begin([UInt8](repeating: UInt8(index), count: 20), maximumFragmentLength: 9)  // 8 + 8 + 8 (with the CRC)
+            }
+            var slots: Set<UInt8> = []
+            for outgoing in messages {
+                guard case .slot(let slot) = outgoing.id else { Issue.record("no slot"); return }
+                slots.insert(slot)
+                #expect(outgoing.count == 3)
+                for (position, fragment) in outgoing.enumerated() {
+                    let header = CompactHeader(fragment[0])
+                    #expect(header.slot == slot, "round \(round), fragment \(position) of slot \(slot)")
+                    #expect(header.isFirst == (position == 0))
+                    #expect(header.isLast == (position == outgoing.count - 1))
+                    #expect(header.sequence == UInt8(round * 3 + position) & 7)
+                }
+                f.finish(outgoing)
+            }
+            #expect(slots == Set(0..<8))
+        }
+        // A single-fragment message is first and last.
+        let only = try f.fragments(of: [1, 2, 3], maximumFragmentLength: 20)
+        #expect(only.count == 1 && CompactHeader(only[0][0]).isFirst && CompactHeader(only[0][0]).isLast)
+        // The layout in Docs/WireFormat.md: last (bit 7), first (6), slot (5–3), sequence (2–0).
+        let header = CompactHeader(0b0110_1010)
+        #expect(!header.isLast && header.isFirst && header.slot == 5 && header.sequence == 2)
+        #expect(CompactHeader(0b1000_0111) == CompactHeader(isFirst: false, isLast: true, slot: 0, sequence: 7))
+    }
+
     @Test("bleu24 bytes: UUID in RFC order, then sequence, total and CRC-32 little-endian")
     func bleu24Layout() throws {
         var f = Fragmenter(format: .bleu24, random: SeededRandomNumberGenerator(seed: 3))

@@ -21,7 +21,7 @@ struct CommandLineToolTests {
         #expect(gatt.status == 0, "\(gatt.errors)")
         for expected in ["Service 180F (Battery)", "Characteristic 2A19 (Battery Level)  [read, notify]", "Value: 57  = 87",
                          "Descriptor 2902 (Client Characteristic Configuration)", "Service 180A (Device Information)",
-                         "= Bumble Works", "Characteristic 6E400003-B5A3-F393-E0A9-E50E24DCCA9E  [write-without-response]",
+                         "= \"Bumble Works\"", "Characteristic 6E400003-B5A3-F393-E0A9-E50E24DCCA9E  [write-without-response]",
                          "Value: 62756d626c652d67617474  = \"bumble-gatt\""] {
             #expect(gatt.output.contains(expected), "missing \(expected) in:\n\(gatt.output)")
         }

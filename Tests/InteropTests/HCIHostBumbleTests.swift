@@ -28,7 +28,7 @@ struct HCIHostBumbleTests {
         let peer = try #require(link.peer)
         let host = HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: link.portA))
         try await host.start()
-        _ = try await host.execute(.leSetScanParameters(LEScanParameters(scanType: 1)))
+        _ = try await host.execute(.leSetScanParameters(LEScanParameters(scanType: .active)))
         _ = try await host.execute(.leSetScanEnable(enable: true, filterDuplicates: false))
         var name: String?
         var rssi: Int8?

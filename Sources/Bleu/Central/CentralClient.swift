@@ -197,7 +197,7 @@ final class CentralClient: Sendable {
             guard let idCharacteristic = characteristics.first(where: { $0.uuid == ActorServiceLayout.actorIDCharacteristic }),
                   let call = characteristics.first(where: { $0.uuid == ActorServiceLayout.callCharacteristic }),
                   let reply = characteristics.first(where: { $0.uuid == ActorServiceLayout.replyCharacteristic }) else { continue }
-            guard let id = UUID(bytes: try await readRetrying(idCharacteristic)) else {
+            guard let id = UUID(bytes: try await manager.read(idCharacteristic)) else {
                 configuration.logger.warning("the actor service \(service.uuid) on \(peripheral) has a malformed actor id; skipped")
                 continue
             }
@@ -214,20 +214,6 @@ final class CentralClient: Sendable {
         }
         let link = ConnectedPeripheral(id: peripheral, channels: channels, services: services, ready: ready)
         return link
-    }
-
-    /// Reads a characteristic, retrying a few times when the peripheral answers with an ATT
-    /// error (an unreliable link injects them); a lost link fails at once.
-    private func readRetrying(_ characteristic: RemoteCharacteristic) async throws -> Data {
-        var attempt = 0
-        while true {
-            do {
-                return try await manager.read(characteristic)
-            } catch BleuError.att(let error) where attempt < 3 {
-                attempt += 1
-                configuration.logger.debug("reading the actor id failed with \(error); retrying")
-            }
-        }
     }
 
     /// Ends the link to a peripheral; its calls fail with ``BleuError/disconnected(_:_:)``.

@@ -222,11 +222,15 @@ final class PeripheralHost: Sendable {
 
     private func receive(_ fragment: Data, key: SessionKey) {
         let bytes = [UInt8](fragment)
-        let slot: UInt8? = configuration.wireFormat == .compact && !bytes.isEmpty ? (bytes[0] >> 3) & 7 : nil
-        if let slot, bytes.count >= 3, bytes[0] & 0x40 != 0 {
-            var reader = EnvelopeReader(Array(bytes[2...].prefix(5)))
-            if let id = try? reader.varint("call id") {
-                state.withLock { $0.callsInSlots[key, default: [:]][slot] = id }
+        let header = configuration.wireFormat == .compact ? bytes.first.map(CompactHeader.init) : nil
+        let slot = header?.slot
+        if let header, header.isFirst {
+            // A request starts with its kind, then its call id: remember the id by slot, so a
+            // request the reassembler refuses later can still be answered. A fragment too short
+            // to hold them is the reassembler's to refuse.
+            var reader = EnvelopeReader(Array(bytes.dropFirst(CompactHeader.length).prefix(6)))
+            if (try? reader.byte("message kind")) != nil, let id = try? reader.varint("call id") {
+                state.withLock { $0.callsInSlots[key, default: [:]][header.slot] = id }
             }
         }
         let message: [UInt8]?

@@ -31,10 +31,11 @@ struct DemoCommand: AsyncParsableCommand {
         let quiet = Logger(label: "bleu.demo") { _ in SwiftLogNoOpLogHandler() }
         let configuration = BLEActorSystem.Configuration(discoveryQuietPeriod: .milliseconds(300), logger: quiet)
         if let endpoint {
-            let radio = try await ControllerOptions.openRadio(endpoint, deviceName: "bleu-demo")
+            let traffic = ATTTrafficCounter()
+            let radio = try await ControllerOptions.openRadio(endpoint, deviceName: "bleu-demo", attTraffic: traffic)
             let central = BLEActorSystem(centralManager: HCICentralManager(radio: radio), configuration: configuration)
             print("Bleu demo — central on \(endpoint) (Bleu's host stack, address \(await radio.address)); the actors are served by `bleu serve`")
-            try await DemoCentral(system: central, reporter: StepReporter(meter: RadioMeter(radio: radio)), seconds: seconds).run()
+            try await DemoCentral(system: central, reporter: StepReporter(meter: RadioMeter(traffic: traffic)), seconds: seconds).run()
             await radio.stop()
             return
         }
@@ -135,22 +136,22 @@ struct BusMeter: TrafficMeter {
     }
 }
 
-/// A radio's ATT counters (both ways, as the emulator's trace counts them).
+/// A radio's ATT counter (both ways, as the emulator's trace counts them).
 final class RadioMeter: TrafficMeter {
-    let radio: HCIRadio
-    private let baseline = Locked((pdus: 0, bytes: 0))
+    let traffic: ATTTrafficCounter
+    private let baseline = Locked(ATTTrafficCounter.Traffic())
 
-    init(radio: HCIRadio) {
-        self.radio = radio
+    init(traffic: ATTTrafficCounter) {
+        self.traffic = traffic
     }
 
     func begin() async {
-        let now = await radio.attTraffic
+        let now = traffic.total
         baseline.withLock { $0 = now }
     }
 
     func sinceBegin() async -> (pdus: Int, bytes: Int) {
-        let now = await radio.attTraffic
+        let now = traffic.total
         let start = baseline.withLock { $0 }
         return (now.pdus - start.pdus, now.bytes - start.bytes)
     }

@@ -24,15 +24,17 @@ struct ControllerOptions: ParsableArguments {
         try await Self.openRadio(endpoint, deviceName: deviceName)
     }
 
-    /// Opens the controller at `text` and starts a radio on it.
-    static func openRadio(_ text: String, deviceName: String) async throws -> HCIRadio {
+    /// Opens the controller at `text` and starts a radio on it; the radio counts its ATT PDUs in
+    /// `attTraffic`, when given.
+    static func openRadio(_ text: String, deviceName: String, attTraffic: ATTTrafficCounter? = nil) async throws -> HCIRadio {
         guard let endpoint = HCIEndpoint(text) else { throw CommandFailure("'\(text)' is not a controller endpoint") }
         var logger = Logger(label: "bleu.hci")
         logger.logLevel = .error
         do {
             let transport = try await endpoint.openTransport()
             let radio = HCIRadio(host: HCIHost(transport: transport),
-                                 configuration: HCIRadioConfiguration(deviceName: deviceName), logger: logger)
+                                 configuration: HCIRadioConfiguration(deviceName: deviceName), logger: logger,
+                                 attTraffic: attTraffic)
             try await radio.start()
             return radio
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BleuCore
+import BleuGATT
 import BleuHCI
 import Foundation
 
@@ -76,8 +77,7 @@ struct GATTCommand: AsyncParsableCommand {
                 if characteristic.properties.contains(.read) {
                     do {
                         let value = try await central.read(characteristic)
-                        let decoded = KnownValues.describe(value, of: characteristic.uuid).map { "  = \($0)" } ?? ""
-                        print("    Value: \(hexString(value))\(decoded)")
+                        print("    Value: \(hexString(value))\(Self.meaning(of: value, uuid: characteristic.uuid))")
                     } catch {
                         print("    Value: unreadable (\(error))")
                     }
@@ -87,6 +87,16 @@ struct GATTCommand: AsyncParsableCommand {
                     print("    Descriptor \(descriptor.uuid)  handle 0x\(hex4(descriptor.handle))  value \(value)")
                 }
             }
+        }
+    }
+
+    /// What the SIG catalogue says a value means, printed after its bytes: `  = 87 %`, or why
+    /// the bytes do not decode as the characteristic's value; nothing for a UUID it does not know.
+    static func meaning(of value: Data, uuid: BluetoothUUID) -> String {
+        do {
+            return try SIGCatalogue.describe(value, of: uuid).map { "  = \($0)" } ?? ""
+        } catch {
+            return "  (does not decode: \(error))"
         }
     }
 

@@ -39,9 +39,11 @@ extension HCICommand {
         case .leSetRandomAddress: command = .leSetRandomAddress(try r.address())
         case .leSetAdvertisingParameters:
             command = .leSetAdvertisingParameters(LEAdvertisingParameters(
-                intervalMin: try r.u16(), intervalMax: try r.u16(), advertisingType: try r.u8(),
+                intervalMin: HCITime.advertisingInterval.duration(try r.u16()),
+                intervalMax: HCITime.advertisingInterval.duration(try r.u16()),
+                advertisingType: LEAdvertisingType(rawValue: try r.u8()),
                 ownAddressType: AddressType(rawValue: try r.u8()), peerAddressType: AddressType(rawValue: try r.u8()),
-                peerAddress: try r.address(), channelMap: try r.u8(), filterPolicy: try r.u8()))
+                peerAddress: try r.address(), channelMap: LEAdvertisingChannels(rawValue: try r.u8()), filterPolicy: try r.u8()))
         case .leSetAdvertisingData, .leSetScanResponseData:
             let length = Int(try r.u8())
             guard length <= 31 else { throw r.error(.invalidValue(field: "data length", value: length)) }
@@ -51,12 +53,14 @@ extension HCICommand {
         case .leSetAdvertisingEnable: command = .leSetAdvertisingEnable(try r.u8() != 0)
         case .leSetScanParameters:
             command = .leSetScanParameters(LEScanParameters(
-                scanType: try r.u8(), interval: try r.u16(), window: try r.u16(),
+                scanType: LEScanType(rawValue: try r.u8()), interval: HCITime.scanInterval.duration(try r.u16()),
+                window: HCITime.scanInterval.duration(try r.u16()),
                 ownAddressType: AddressType(rawValue: try r.u8()), filterPolicy: try r.u8()))
         case .leSetScanEnable: command = .leSetScanEnable(enable: try r.u8() != 0, filterDuplicates: try r.u8() != 0)
         case .leCreateConnection:
             command = .leCreateConnection(LECreateConnectionParameters(
-                scanInterval: try r.u16(), scanWindow: try r.u16(), initiatorFilterPolicy: try r.u8(),
+                scanInterval: HCITime.scanInterval.duration(try r.u16()), scanWindow: HCITime.scanInterval.duration(try r.u16()),
+                initiatorFilterPolicy: try r.u8(),
                 peerAddressType: AddressType(rawValue: try r.u8()), peerAddress: try r.address(),
                 ownAddressType: AddressType(rawValue: try r.u8()), connection: try LEConnectionParameters(reading: &r)))
         case .leCreateConnectionCancel: command = .leCreateConnectionCancel
@@ -67,18 +71,23 @@ extension HCICommand {
             command = .leRemoteConnectionParameterRequestReply(handle: try r.u16(), try LEConnectionParameters(reading: &r))
         case .leRemoteConnectionParameterRequestNegativeReply:
             command = .leRemoteConnectionParameterRequestNegativeReply(handle: try r.u16(), reason: try r.u8())
-        case .leSetDataLength: command = .leSetDataLength(handle: try r.u16(), txOctets: try r.u16(), txTime: try r.u16())
+        case .leSetDataLength:
+            command = .leSetDataLength(handle: try r.u16(), txOctets: try r.u16(), txTime: HCITime.packetTime.duration(try r.u16()))
         case .leReadMaximumDataLength: command = .leReadMaximumDataLength
         case .leSetPHY:
-            command = .leSetPHY(handle: try r.u16(), allPHYs: try r.u8(), txPHYs: try r.u8(), rxPHYs: try r.u8(),
+            command = .leSetPHY(handle: try r.u16(), allPHYs: LEAllPHYs(rawValue: try r.u8()),
+                                txPHYs: LEPHYSet(rawValue: try r.u8()), rxPHYs: LEPHYSet(rawValue: try r.u8()),
                                 options: try r.u16())
         case .leSetExtendedAdvertisingParameters:
             command = .leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
-                handle: try r.u8(), eventProperties: try r.u16(), intervalMin: try r.u24(), intervalMax: try r.u24(),
-                channelMap: try r.u8(), ownAddressType: AddressType(rawValue: try r.u8()),
+                handle: try r.u8(), eventProperties: LEAdvertisingEventProperties(rawValue: try r.u16()),
+                intervalMin: HCITime.extendedAdvertisingInterval.duration(try r.u24()),
+                intervalMax: HCITime.extendedAdvertisingInterval.duration(try r.u24()),
+                channelMap: LEAdvertisingChannels(rawValue: try r.u8()), ownAddressType: AddressType(rawValue: try r.u8()),
                 peerAddressType: AddressType(rawValue: try r.u8()), peerAddress: try r.address(),
-                filterPolicy: try r.u8(), txPower: try r.i8(), primaryPHY: try r.u8(), secondaryMaxSkip: try r.u8(),
-                secondaryPHY: try r.u8(), sid: try r.u8(), scanRequestNotification: try r.u8() != 0))
+                filterPolicy: try r.u8(), txPower: try r.i8(), primaryPHY: LEPHY(rawValue: try r.u8()),
+                secondaryMaxSkip: try r.u8(), secondaryPHY: LEPHY(rawValue: try r.u8()), sid: try r.u8(),
+                scanRequestNotification: try r.u8() != 0))
         case .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData:
             let handle = try r.u8(), operation = try r.u8(), preference = try r.u8()
             let length = Int(try r.u8())
@@ -91,29 +100,34 @@ extension HCICommand {
             let count = Int(try r.u8())
             var sets: [LEAdvertisingSetEnable] = []
             for _ in 0..<count {
-                sets.append(LEAdvertisingSetEnable(handle: try r.u8(), duration: try r.u16(), maxEvents: try r.u8()))
+                sets.append(LEAdvertisingSetEnable(handle: try r.u8(), duration: HCITime.enableDuration.durationUnlessZero(try r.u16()),
+                                                   maxEvents: try r.u8()))
             }
             command = .leSetExtendedAdvertisingEnable(enable: enable, sets: sets)
         case .leReadMaximumAdvertisingDataLength: command = .leReadMaximumAdvertisingDataLength
         case .leReadNumberOfSupportedAdvertisingSets: command = .leReadNumberOfSupportedAdvertisingSets
         case .leRemoveAdvertisingSet: command = .leRemoveAdvertisingSet(handle: try r.u8())
         case .leSetExtendedScanParameters:
-            let own = AddressType(rawValue: try r.u8()), filter = try r.u8(), phys = try r.u8()
+            let own = AddressType(rawValue: try r.u8()), filter = try r.u8(), phys = LEPHYSet(rawValue: try r.u8())
             var entries: [LEExtendedScanPHY] = []
-            for _ in 0..<phys.nonzeroBitCount {
-                entries.append(LEExtendedScanPHY(scanType: try r.u8(), interval: try r.u16(), window: try r.u16()))
+            for _ in 0..<phys.rawValue.nonzeroBitCount {
+                entries.append(LEExtendedScanPHY(scanType: LEScanType(rawValue: try r.u8()),
+                                                 interval: HCITime.extendedScanInterval.duration(try r.u16()),
+                                                 window: HCITime.extendedScanInterval.duration(try r.u16())))
             }
             command = .leSetExtendedScanParameters(ownAddressType: own, filterPolicy: filter, phys: phys, entries)
         case .leSetExtendedScanEnable:
             command = .leSetExtendedScanEnable(enable: try r.u8() != 0, filterDuplicates: try r.u8(),
-                                               duration: try r.u16(), period: try r.u16())
+                                               duration: HCITime.enableDuration.durationUnlessZero(try r.u16()),
+                                               period: HCITime.scanPeriod.durationUnlessZero(try r.u16()))
         case .leExtendedCreateConnection:
             let filter = try r.u8(), own = AddressType(rawValue: try r.u8()), peerType = AddressType(rawValue: try r.u8())
             let peer = try r.address()
-            let phys = try r.u8()
+            let phys = LEPHYSet(rawValue: try r.u8())
             var entries: [LEInitiatingPHY] = []
-            for _ in 0..<phys.nonzeroBitCount {
-                entries.append(LEInitiatingPHY(scanInterval: try r.u16(), scanWindow: try r.u16(),
+            for _ in 0..<phys.rawValue.nonzeroBitCount {
+                entries.append(LEInitiatingPHY(scanInterval: HCITime.extendedScanInterval.duration(try r.u16()),
+                                               scanWindow: HCITime.extendedScanInterval.duration(try r.u16()),
                                                connection: try LEConnectionParameters(reading: &r)))
             }
             command = .leExtendedCreateConnection(filterPolicy: filter, ownAddressType: own, peerAddressType: peerType,

@@ -31,9 +31,10 @@ public enum HCICommand: Hashable, Sendable {
     case leReadRemoteFeatures(handle: UInt16)
     case leRemoteConnectionParameterRequestReply(handle: UInt16, LEConnectionParameters)
     case leRemoteConnectionParameterRequestNegativeReply(handle: UInt16, reason: UInt8)
-    case leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: UInt16)
+    /// `txTime`: the longest air time of an LL data PDU, in µs, 328 µs – 17,040 µs (clamped).
+    case leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: Duration)
     case leReadMaximumDataLength
-    case leSetPHY(handle: UInt16, allPHYs: UInt8, txPHYs: UInt8, rxPHYs: UInt8, options: UInt16)
+    case leSetPHY(handle: UInt16, allPHYs: LEAllPHYs, txPHYs: LEPHYSet, rxPHYs: LEPHYSet, options: UInt16)
     case leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters)
     case leSetExtendedAdvertisingData(LEExtendedAdvertisingData)
     case leSetExtendedScanResponseData(LEExtendedAdvertisingData)
@@ -41,12 +42,15 @@ public enum HCICommand: Hashable, Sendable {
     case leReadMaximumAdvertisingDataLength
     case leReadNumberOfSupportedAdvertisingSets
     case leRemoveAdvertisingSet(handle: UInt8)
-    /// One entry per bit set in `phys` (bit 0 LE 1M, bit 2 LE Coded), in bit order.
-    case leSetExtendedScanParameters(ownAddressType: AddressType, filterPolicy: UInt8, phys: UInt8, [LEExtendedScanPHY])
-    case leSetExtendedScanEnable(enable: Bool, filterDuplicates: UInt8, duration: UInt16, period: UInt16)
-    /// One entry per bit set in `phys` (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded), in bit order.
+    /// One entry per PHY in `phys` (LE 1M, LE Coded), in bit order.
+    case leSetExtendedScanParameters(ownAddressType: AddressType, filterPolicy: UInt8, phys: LEPHYSet, [LEExtendedScanPHY])
+    /// `duration`: how long to scan, 10 ms units, 10 ms – 655.35 s (clamped), `nil` until
+    /// disabled; `period`: how often to start such a scan, 1.28 s units, 1.28 s – 83,884.8 s
+    /// (clamped), `nil` for no periodic scanning.
+    case leSetExtendedScanEnable(enable: Bool, filterDuplicates: UInt8, duration: Duration?, period: Duration?)
+    /// One entry per PHY in `phys` (LE 1M, LE 2M, LE Coded), in bit order.
     case leExtendedCreateConnection(filterPolicy: UInt8, ownAddressType: AddressType, peerAddressType: AddressType,
-                                    peerAddress: BluetoothAddress, phys: UInt8, [LEInitiatingPHY])
+                                    peerAddress: BluetoothAddress, phys: LEPHYSet, [LEInitiatingPHY])
     /// Any other command: its opcode and parameter bytes.
     case raw(HCIOpcode, [UInt8])
 
@@ -118,11 +122,11 @@ public enum HCICommand: Hashable, Sendable {
         case .leSetRandomAddress(let address):
             b.append(address)
         case .leSetAdvertisingParameters(let p):
-            b.appendLE(p.intervalMin)
-            b.appendLE(p.intervalMax)
-            b += [p.advertisingType, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
+            b.appendLE(HCITime.advertisingInterval.count16(p.intervalMin))
+            b.appendLE(HCITime.advertisingInterval.count16(p.intervalMax))
+            b += [p.advertisingType.rawValue, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
             b.append(p.peerAddress)
-            b += [p.channelMap, p.filterPolicy]
+            b += [p.channelMap.rawValue, p.filterPolicy]
         case .leSetAdvertisingData(let data), .leSetScanResponseData(let data):
             let clipped = data.prefix(31)
             b.append(UInt8(clipped.count))
@@ -131,15 +135,15 @@ public enum HCICommand: Hashable, Sendable {
         case .leSetAdvertisingEnable(let on):
             b.append(on ? 1 : 0)
         case .leSetScanParameters(let p):
-            b.append(p.scanType)
-            b.appendLE(p.interval)
-            b.appendLE(p.window)
+            b.append(p.scanType.rawValue)
+            b.appendLE(HCITime.scanInterval.count16(p.interval))
+            b.appendLE(HCITime.scanInterval.count16(p.window))
             b += [p.ownAddressType.rawValue, p.filterPolicy]
         case let .leSetScanEnable(enable, filterDuplicates):
             b += [enable ? 1 : 0, filterDuplicates ? 1 : 0]
         case .leCreateConnection(let p):
-            b.appendLE(p.scanInterval)
-            b.appendLE(p.scanWindow)
+            b.appendLE(HCITime.scanInterval.count16(p.scanInterval))
+            b.appendLE(HCITime.scanInterval.count16(p.scanWindow))
             b += [p.initiatorFilterPolicy, p.peerAddressType.rawValue]
             b.append(p.peerAddress)
             b.append(p.ownAddressType.rawValue)
@@ -150,20 +154,20 @@ public enum HCICommand: Hashable, Sendable {
         case let .leSetDataLength(handle, octets, time):
             b.appendLE(handle)
             b.appendLE(octets)
-            b.appendLE(time)
+            b.appendLE(HCITime.packetTime.count16(time))
         case let .leSetPHY(handle, all, tx, rx, options):
             b.appendLE(handle)
-            b += [all, tx, rx]
+            b += [all.rawValue, tx.rawValue, rx.rawValue]
             b.appendLE(options)
         case .leSetExtendedAdvertisingParameters(let p):
             b.append(p.handle)
-            b.appendLE(p.eventProperties)
-            b.appendLE24(p.intervalMin)
-            b.appendLE24(p.intervalMax)
-            b += [p.channelMap, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
+            b.appendLE(p.eventProperties.rawValue)
+            b.appendLE24(HCITime.extendedAdvertisingInterval.count(p.intervalMin))
+            b.appendLE24(HCITime.extendedAdvertisingInterval.count(p.intervalMax))
+            b += [p.channelMap.rawValue, p.ownAddressType.rawValue, p.peerAddressType.rawValue]
             b.append(p.peerAddress)
-            b += [p.filterPolicy, UInt8(bitPattern: p.txPower), p.primaryPHY, p.secondaryMaxSkip, p.secondaryPHY,
-                  p.sid, p.scanRequestNotification ? 1 : 0]
+            b += [p.filterPolicy, UInt8(bitPattern: p.txPower), p.primaryPHY.rawValue, p.secondaryMaxSkip,
+                  p.secondaryPHY.rawValue, p.sid, p.scanRequestNotification ? 1 : 0]
         case .leSetExtendedAdvertisingData(let d), .leSetExtendedScanResponseData(let d):
             b += [d.handle, d.operation, d.fragmentPreference, UInt8(truncatingIfNeeded: d.data.count)]
             b += d.data
@@ -171,29 +175,29 @@ public enum HCICommand: Hashable, Sendable {
             b += [enable ? 1 : 0, UInt8(truncatingIfNeeded: sets.count)]
             for set in sets {
                 b.append(set.handle)
-                b.appendLE(set.duration)
+                b.appendLE(HCITime.enableDuration.count16(set.duration))
                 b.append(set.maxEvents)
             }
         case .leRemoveAdvertisingSet(let handle):
             b.append(handle)
         case let .leSetExtendedScanParameters(own, filter, phys, entries):
-            b += [own.rawValue, filter, phys]
+            b += [own.rawValue, filter, phys.rawValue]
             for e in entries {
-                b.append(e.scanType)
-                b.appendLE(e.interval)
-                b.appendLE(e.window)
+                b.append(e.scanType.rawValue)
+                b.appendLE(HCITime.extendedScanInterval.count16(e.interval))
+                b.appendLE(HCITime.extendedScanInterval.count16(e.window))
             }
         case let .leSetExtendedScanEnable(enable, filter, duration, period):
             b += [enable ? 1 : 0, filter]
-            b.appendLE(duration)
-            b.appendLE(period)
+            b.appendLE(HCITime.enableDuration.count16(duration))
+            b.appendLE(HCITime.scanPeriod.count16(period))
         case let .leExtendedCreateConnection(filter, own, peerType, peer, phys, entries):
             b += [filter, own.rawValue, peerType.rawValue]
             b.append(peer)
-            b.append(phys)
+            b.append(phys.rawValue)
             for e in entries {
-                b.appendLE(e.scanInterval)
-                b.appendLE(e.scanWindow)
+                b.appendLE(HCITime.extendedScanInterval.count16(e.scanInterval))
+                b.appendLE(HCITime.extendedScanInterval.count16(e.scanWindow))
                 e.connection.encode(into: &b)
             }
         case .raw(_, let parameters):

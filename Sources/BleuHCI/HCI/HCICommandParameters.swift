@@ -1,17 +1,28 @@
 import BleuCore
 
-/// The six connection-parameter fields HCI LE commands share (Core Spec Vol 4 Part E §7.8.12),
-/// in the controller's units: intervals in 1.25 ms, timeout in 10 ms, CE lengths in 0.625 ms.
-public struct LEConnectionParameters: Hashable, Sendable {
-    public var intervalMin: UInt16
-    public var intervalMax: UInt16
-    public var maxLatency: UInt16
-    public var supervisionTimeout: UInt16
-    public var minCELength: UInt16
-    public var maxCELength: UInt16
+// Times are `Duration`s. The codec converts each to the controller's unit for the field — the
+// unit and the specification's range are in each property's documentation — rounding to the
+// nearest unit (a half unit up) and clamping into the range, as a controller refuses a command
+// with a value outside it; decoding keeps the bytes' value exactly, in range or not.
 
-    public init(intervalMin: UInt16 = 24, intervalMax: UInt16 = 40, maxLatency: UInt16 = 0,
-                supervisionTimeout: UInt16 = 500, minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
+/// The six connection-parameter fields HCI LE commands share (Core Spec Vol 4 Part E §7.8.12).
+public struct LEConnectionParameters: Hashable, Sendable {
+    /// The shortest connection interval acceptable: 1.25 ms units, 7.5 ms – 4 s (clamped).
+    public var intervalMin: Duration
+    /// The longest connection interval acceptable: 1.25 ms units, 7.5 ms – 4 s (clamped).
+    public var intervalMax: Duration
+    /// Connection events the peripheral may skip (0–499).
+    public var maxLatency: UInt16
+    /// How long the link survives without a packet: 10 ms units, 100 ms – 32 s (clamped).
+    public var supervisionTimeout: Duration
+    /// A hint of the connection event's length: 0.625 ms units, 0 – 40.959375 s (clamped).
+    public var minCELength: Duration
+    /// A hint of the connection event's length: 0.625 ms units, 0 – 40.959375 s (clamped).
+    public var maxCELength: Duration
+
+    /// Connection parameters; the defaults ask for a 30–50 ms interval and a 5 s supervision timeout.
+    public init(intervalMin: Duration = .milliseconds(30), intervalMax: Duration = .milliseconds(50), maxLatency: UInt16 = 0,
+                supervisionTimeout: Duration = .seconds(5), minCELength: Duration = .zero, maxCELength: Duration = .zero) {
         self.intervalMin = intervalMin
         self.intervalMax = intervalMax
         self.maxLatency = maxLatency
@@ -21,30 +32,43 @@ public struct LEConnectionParameters: Hashable, Sendable {
     }
 
     func encode(into bytes: inout [UInt8]) {
-        for v in [intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength] { bytes.appendLE(v) }
+        bytes.appendLE(HCITime.connectionInterval.count16(intervalMin))
+        bytes.appendLE(HCITime.connectionInterval.count16(intervalMax))
+        bytes.appendLE(maxLatency)
+        bytes.appendLE(HCITime.supervisionTimeout.count16(supervisionTimeout))
+        bytes.appendLE(HCITime.connectionEventLength.count16(minCELength))
+        bytes.appendLE(HCITime.connectionEventLength.count16(maxCELength))
     }
 
     init(reading r: inout ByteReader) throws(PacketDecodingError) {
-        self.init(intervalMin: try r.u16(), intervalMax: try r.u16(), maxLatency: try r.u16(),
-                  supervisionTimeout: try r.u16(), minCELength: try r.u16(), maxCELength: try r.u16())
+        self.init(intervalMin: HCITime.connectionInterval.duration(try r.u16()),
+                  intervalMax: HCITime.connectionInterval.duration(try r.u16()), maxLatency: try r.u16(),
+                  supervisionTimeout: HCITime.supervisionTimeout.duration(try r.u16()),
+                  minCELength: HCITime.connectionEventLength.duration(try r.u16()),
+                  maxCELength: HCITime.connectionEventLength.duration(try r.u16()))
     }
 }
 
-/// LE Set Advertising Parameters (§7.8.5). Intervals in 0.625 ms.
+/// LE Set Advertising Parameters (§7.8.5).
 public struct LEAdvertisingParameters: Hashable, Sendable {
-    public var intervalMin: UInt16
-    public var intervalMax: UInt16
-    /// 0 ADV_IND (connectable, scannable), 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND.
-    public var advertisingType: UInt8
+    /// The shortest time between advertising events: 0.625 ms units, 20 ms – 10.24 s (clamped).
+    public var intervalMin: Duration
+    /// The longest time between advertising events: 0.625 ms units, 20 ms – 10.24 s (clamped).
+    public var intervalMax: Duration
+    /// Which legacy PDU to advertise with.
+    public var advertisingType: LEAdvertisingType
     public var ownAddressType: AddressType
     public var peerAddressType: AddressType
     public var peerAddress: BluetoothAddress
-    public var channelMap: UInt8
+    /// The primary advertising channels used.
+    public var channelMap: LEAdvertisingChannels
     public var filterPolicy: UInt8
 
-    public init(intervalMin: UInt16 = 0x00A0, intervalMax: UInt16 = 0x00A0, advertisingType: UInt8 = 0,
+    /// Advertising parameters; the defaults advertise ADV_IND every 100 ms on all three channels.
+    public init(intervalMin: Duration = .milliseconds(100), intervalMax: Duration = .milliseconds(100),
+                advertisingType: LEAdvertisingType = .connectableScannableUndirected,
                 ownAddressType: AddressType = .publicDevice, peerAddressType: AddressType = .publicDevice,
-                peerAddress: BluetoothAddress = .zero, channelMap: UInt8 = 0x07, filterPolicy: UInt8 = 0) {
+                peerAddress: BluetoothAddress = .zero, channelMap: LEAdvertisingChannels = .all, filterPolicy: UInt8 = 0) {
         self.intervalMin = intervalMin
         self.intervalMax = intervalMax
         self.advertisingType = advertisingType
@@ -56,16 +80,19 @@ public struct LEAdvertisingParameters: Hashable, Sendable {
     }
 }
 
-/// LE Set Scan Parameters (§7.8.10). Interval and window in 0.625 ms.
+/// LE Set Scan Parameters (§7.8.10).
 public struct LEScanParameters: Hashable, Sendable {
-    /// 0 passive, 1 active (sends scan requests).
-    public var scanType: UInt8
-    public var interval: UInt16
-    public var window: UInt16
+    /// Passive or active (scan requests).
+    public var scanType: LEScanType
+    /// How often a scan starts: 0.625 ms units, 2.5 ms – 10.24 s (clamped).
+    public var interval: Duration
+    /// How long each scan lasts, at most the interval: 0.625 ms units, 2.5 ms – 10.24 s (clamped).
+    public var window: Duration
     public var ownAddressType: AddressType
     public var filterPolicy: UInt8
 
-    public init(scanType: UInt8 = 1, interval: UInt16 = 0x0010, window: UInt16 = 0x0010,
+    /// Scan parameters; the defaults scan actively, 10 ms every 10 ms.
+    public init(scanType: LEScanType = .active, interval: Duration = .milliseconds(10), window: Duration = .milliseconds(10),
                 ownAddressType: AddressType = .publicDevice, filterPolicy: UInt8 = 0) {
         self.scanType = scanType
         self.interval = interval
@@ -77,16 +104,19 @@ public struct LEScanParameters: Hashable, Sendable {
 
 /// LE Create Connection (§7.8.12).
 public struct LECreateConnectionParameters: Hashable, Sendable {
-    public var scanInterval: UInt16
-    public var scanWindow: UInt16
+    /// How often the initiator scans: 0.625 ms units, 2.5 ms – 10.24 s (clamped).
+    public var scanInterval: Duration
+    /// How long each scan lasts: 0.625 ms units, 2.5 ms – 10.24 s (clamped).
+    public var scanWindow: Duration
     public var initiatorFilterPolicy: UInt8
     public var peerAddressType: AddressType
     public var peerAddress: BluetoothAddress
     public var ownAddressType: AddressType
     public var connection: LEConnectionParameters
 
-    public init(scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0060, initiatorFilterPolicy: UInt8 = 0,
-                peerAddressType: AddressType, peerAddress: BluetoothAddress,
+    /// Parameters to connect to `peerAddress`; the defaults scan 60 ms every 60 ms.
+    public init(scanInterval: Duration = .milliseconds(60), scanWindow: Duration = .milliseconds(60),
+                initiatorFilterPolicy: UInt8 = 0, peerAddressType: AddressType, peerAddress: BluetoothAddress,
                 ownAddressType: AddressType = .publicDevice, connection: LEConnectionParameters = .init()) {
         self.scanInterval = scanInterval
         self.scanWindow = scanWindow
@@ -98,31 +128,39 @@ public struct LECreateConnectionParameters: Hashable, Sendable {
     }
 }
 
-/// LE Set Extended Advertising Parameters, version 1 (§7.8.53). Intervals in 0.625 ms (24 bits).
+/// LE Set Extended Advertising Parameters, version 1 (§7.8.53).
 public struct LEExtendedAdvertisingParameters: Hashable, Sendable {
     public var handle: UInt8
-    /// Bit 0 connectable, 1 scannable, 2 directed, 3 high duty, 4 legacy PDUs, 5 anonymous, 6 TX power.
-    public var eventProperties: UInt16
-    public var intervalMin: UInt32
-    public var intervalMax: UInt32
-    public var channelMap: UInt8
+    /// What kind of advertising the set does.
+    public var eventProperties: LEAdvertisingEventProperties
+    /// The shortest time between advertising events: 0.625 ms units, 20 ms – 10,485.759375 s (clamped).
+    public var intervalMin: Duration
+    /// The longest time between advertising events: 0.625 ms units, 20 ms – 10,485.759375 s (clamped).
+    public var intervalMax: Duration
+    /// The primary advertising channels used.
+    public var channelMap: LEAdvertisingChannels
     public var ownAddressType: AddressType
     public var peerAddressType: AddressType
     public var peerAddress: BluetoothAddress
     public var filterPolicy: UInt8
     /// 127 means "no preference".
     public var txPower: Int8
-    public var primaryPHY: UInt8
+    /// The PHY of the primary advertising channels: LE 1M or LE Coded.
+    public var primaryPHY: LEPHY
     public var secondaryMaxSkip: UInt8
-    public var secondaryPHY: UInt8
+    /// The PHY of the secondary advertising channel (extended PDUs only).
+    public var secondaryPHY: LEPHY
     public var sid: UInt8
     public var scanRequestNotification: Bool
 
-    public init(handle: UInt8 = 0, eventProperties: UInt16 = 0b1_0011, intervalMin: UInt32 = 0xA0,
-                intervalMax: UInt32 = 0xA0, channelMap: UInt8 = 0x07, ownAddressType: AddressType = .publicDevice,
+    /// Advertising-set parameters; the defaults advertise connectable, scannable legacy PDUs
+    /// every 100 ms on all three channels, on LE 1M.
+    public init(handle: UInt8 = 0, eventProperties: LEAdvertisingEventProperties = [.connectable, .scannable, .legacy],
+                intervalMin: Duration = .milliseconds(100), intervalMax: Duration = .milliseconds(100),
+                channelMap: LEAdvertisingChannels = .all, ownAddressType: AddressType = .publicDevice,
                 peerAddressType: AddressType = .publicDevice, peerAddress: BluetoothAddress = .zero,
-                filterPolicy: UInt8 = 0, txPower: Int8 = 127, primaryPHY: UInt8 = 1, secondaryMaxSkip: UInt8 = 0,
-                secondaryPHY: UInt8 = 1, sid: UInt8 = 0, scanRequestNotification: Bool = false) {
+                filterPolicy: UInt8 = 0, txPower: Int8 = 127, primaryPHY: LEPHY = .le1M, secondaryMaxSkip: UInt8 = 0,
+                secondaryPHY: LEPHY = .le1M, sid: UInt8 = 0, scanRequestNotification: Bool = false) {
         self.handle = handle
         self.eventProperties = eventProperties
         self.intervalMin = intervalMin
@@ -160,11 +198,12 @@ public struct LEExtendedAdvertisingData: Hashable, Sendable {
 /// One advertising set in LE Set Extended Advertising Enable (§7.8.56).
 public struct LEAdvertisingSetEnable: Hashable, Sendable {
     public var handle: UInt8
-    /// In 10 ms; 0 advertises until disabled.
-    public var duration: UInt16
+    /// How long the set advertises: 10 ms units, 10 ms – 655.35 s (clamped); `nil` advertises
+    /// until disabled.
+    public var duration: Duration?
     public var maxEvents: UInt8
 
-    public init(handle: UInt8 = 0, duration: UInt16 = 0, maxEvents: UInt8 = 0) {
+    public init(handle: UInt8 = 0, duration: Duration? = nil, maxEvents: UInt8 = 0) {
         self.handle = handle
         self.duration = duration
         self.maxEvents = maxEvents
@@ -173,11 +212,15 @@ public struct LEAdvertisingSetEnable: Hashable, Sendable {
 
 /// The scan settings for one PHY in LE Set Extended Scan Parameters (§7.8.64).
 public struct LEExtendedScanPHY: Hashable, Sendable {
-    public var scanType: UInt8
-    public var interval: UInt16
-    public var window: UInt16
+    /// Passive or active (scan requests).
+    public var scanType: LEScanType
+    /// How often a scan starts: 0.625 ms units, 2.5 ms – 40.959375 s (clamped).
+    public var interval: Duration
+    /// How long each scan lasts: 0.625 ms units, 2.5 ms – 40.959375 s (clamped).
+    public var window: Duration
 
-    public init(scanType: UInt8 = 1, interval: UInt16 = 0x0010, window: UInt16 = 0x0010) {
+    /// Scan settings; the defaults scan actively, 10 ms every 10 ms.
+    public init(scanType: LEScanType = .active, interval: Duration = .milliseconds(10), window: Duration = .milliseconds(10)) {
         self.scanType = scanType
         self.interval = interval
         self.window = window
@@ -186,11 +229,15 @@ public struct LEExtendedScanPHY: Hashable, Sendable {
 
 /// The settings for one PHY in LE Extended Create Connection (§7.8.66).
 public struct LEInitiatingPHY: Hashable, Sendable {
-    public var scanInterval: UInt16
-    public var scanWindow: UInt16
+    /// How often the initiator scans: 0.625 ms units, 2.5 ms – 40.959375 s (clamped).
+    public var scanInterval: Duration
+    /// How long each scan lasts: 0.625 ms units, 2.5 ms – 40.959375 s (clamped).
+    public var scanWindow: Duration
     public var connection: LEConnectionParameters
 
-    public init(scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0060, connection: LEConnectionParameters = .init()) {
+    /// Initiating settings; the defaults scan 60 ms every 60 ms.
+    public init(scanInterval: Duration = .milliseconds(60), scanWindow: Duration = .milliseconds(60),
+                connection: LEConnectionParameters = .init()) {
         self.scanInterval = scanInterval
         self.scanWindow = scanWindow
         self.connection = connection

@@ -1,25 +1,31 @@
 import BleuCore
 
 /// The subevents of the LE Meta event (Core Spec Vol 4 Part E §7.7.65) this stack uses.
+///
+/// Times are `Duration`s, converted from and to the controller's unit for each field (given
+/// below) as ``HCICommand``'s are: decoding keeps the controller's value exactly, in range or
+/// not; encoding rounds to the nearest unit and clamps into the specification's range.
 public enum LEMetaEvent: Hashable, Sendable {
     /// 0x01.
     case connectionComplete(LEConnectionComplete)
     /// 0x02: legacy advertising reports.
     case advertisingReport([LEAdvertisingReport])
-    /// 0x03.
-    case connectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
+    /// 0x03. `interval`: 1.25 ms units, 7.5 ms – 4 s; `supervisionTimeout`: 10 ms units, 100 ms – 32 s.
+    case connectionUpdateComplete(status: UInt8, handle: UInt16, interval: Duration, latency: UInt16, supervisionTimeout: Duration)
     /// 0x04.
     case readRemoteFeaturesComplete(status: UInt8, handle: UInt16, features: UInt64)
     /// 0x05.
     case longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16)
-    /// 0x06: the peer asks for new connection parameters.
-    case remoteConnectionParameterRequest(handle: UInt16, intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16)
-    /// 0x07.
-    case dataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16)
+    /// 0x06: the peer asks for new connection parameters. Intervals: 1.25 ms units, 7.5 ms – 4 s;
+    /// `timeout` (supervision): 10 ms units, 100 ms – 32 s.
+    case remoteConnectionParameterRequest(handle: UInt16, intervalMin: Duration, intervalMax: Duration, latency: UInt16,
+                                          timeout: Duration)
+    /// 0x07. Times: the longest air time of an LL data PDU, µs, 328 µs – 17,040 µs.
+    case dataLengthChange(handle: UInt16, maxTxOctets: UInt16, maxTxTime: Duration, maxRxOctets: UInt16, maxRxTime: Duration)
     /// 0x0A: like ``connectionComplete(_:)`` with the resolvable private addresses.
     case enhancedConnectionComplete(LEConnectionComplete)
     /// 0x0C.
-    case phyUpdateComplete(status: UInt8, handle: UInt16, txPHY: UInt8, rxPHY: UInt8)
+    case phyUpdateComplete(status: UInt8, handle: UInt16, txPHY: LEPHY, rxPHY: LEPHY)
     /// 0x0D: extended advertising reports.
     case extendedAdvertisingReport([LEExtendedAdvertisingReport])
     /// 0x12: an advertising set stopped, for example because a central connected.
@@ -63,7 +69,9 @@ public enum LEMetaEvent: Hashable, Sendable {
             for r in reports { r.encode(into: &b) }
         case let .connectionUpdateComplete(status, handle, interval, latency, timeout):
             b.append(status)
-            for v in [handle, interval, latency, timeout] { b.appendLE(v) }
+            for v in [handle, HCITime.connectionInterval.count16(interval), latency, HCITime.supervisionTimeout.count16(timeout)] {
+                b.appendLE(v)
+            }
         case let .readRemoteFeaturesComplete(status, handle, features):
             b.append(status)
             b.appendLE(handle)
@@ -73,13 +81,16 @@ public enum LEMetaEvent: Hashable, Sendable {
             b.appendLE(random)
             b.appendLE(ediv)
         case let .remoteConnectionParameterRequest(handle, min, max, latency, timeout):
-            for v in [handle, min, max, latency, timeout] { b.appendLE(v) }
+            for v in [handle, HCITime.connectionInterval.count16(min), HCITime.connectionInterval.count16(max), latency,
+                      HCITime.supervisionTimeout.count16(timeout)] { b.appendLE(v) }
         case let .dataLengthChange(handle, txOctets, txTime, rxOctets, rxTime):
-            for v in [handle, txOctets, txTime, rxOctets, rxTime] { b.appendLE(v) }
+            for v in [handle, txOctets, HCITime.packetTime.count16(txTime), rxOctets, HCITime.packetTime.count16(rxTime)] {
+                b.appendLE(v)
+            }
         case let .phyUpdateComplete(status, handle, tx, rx):
             b.append(status)
             b.appendLE(handle)
-            b += [tx, rx]
+            b += [tx.rawValue, rx.rawValue]
         case .extendedAdvertisingReport(let reports):
             b.append(UInt8(truncatingIfNeeded: reports.count))
             for r in reports { r.encode(into: &b) }
@@ -111,20 +122,26 @@ public enum LEMetaEvent: Hashable, Sendable {
             for _ in 0..<count { reports.append(try LEAdvertisingReport(reading: &r)) }
             self = .advertisingReport(reports)
         case 0x03:
-            self = .connectionUpdateComplete(status: try r.u8(), handle: try r.u16(), interval: try r.u16(),
-                                             latency: try r.u16(), supervisionTimeout: try r.u16())
+            self = .connectionUpdateComplete(status: try r.u8(), handle: try r.u16(),
+                                             interval: HCITime.connectionInterval.duration(try r.u16()), latency: try r.u16(),
+                                             supervisionTimeout: HCITime.supervisionTimeout.duration(try r.u16()))
         case 0x04:
             self = .readRemoteFeaturesComplete(status: try r.u8(), handle: try r.u16(), features: try r.u64())
         case 0x05:
             self = .longTermKeyRequest(handle: try r.u16(), random: try r.u64(), ediv: try r.u16())
         case 0x06:
-            self = .remoteConnectionParameterRequest(handle: try r.u16(), intervalMin: try r.u16(),
-                                                     intervalMax: try r.u16(), latency: try r.u16(), timeout: try r.u16())
+            self = .remoteConnectionParameterRequest(handle: try r.u16(),
+                                                     intervalMin: HCITime.connectionInterval.duration(try r.u16()),
+                                                     intervalMax: HCITime.connectionInterval.duration(try r.u16()),
+                                                     latency: try r.u16(),
+                                                     timeout: HCITime.supervisionTimeout.duration(try r.u16()))
         case 0x07:
-            self = .dataLengthChange(handle: try r.u16(), maxTxOctets: try r.u16(), maxTxTime: try r.u16(),
-                                     maxRxOctets: try r.u16(), maxRxTime: try r.u16())
+            self = .dataLengthChange(handle: try r.u16(), maxTxOctets: try r.u16(),
+                                     maxTxTime: HCITime.packetTime.duration(try r.u16()),
+                                     maxRxOctets: try r.u16(), maxRxTime: HCITime.packetTime.duration(try r.u16()))
         case 0x0C:
-            self = .phyUpdateComplete(status: try r.u8(), handle: try r.u16(), txPHY: try r.u8(), rxPHY: try r.u8())
+            self = .phyUpdateComplete(status: try r.u8(), handle: try r.u16(), txPHY: LEPHY(rawValue: try r.u8()),
+                                      rxPHY: LEPHY(rawValue: try r.u8()))
         case 0x0D:
             let count = Int(try r.u8())
             var reports: [LEExtendedAdvertisingReport] = []
@@ -146,29 +163,29 @@ public enum LEMetaEvent: Hashable, Sendable {
 public struct LEConnectionComplete: Hashable, Sendable {
     public var status: UInt8
     public var handle: UInt16
-    /// 0 central, 1 peripheral.
-    public var role: UInt8
+    /// Which end of the connection this device is.
+    public var role: LEConnectionRole
     public var peerAddressType: AddressType
     public var peerAddress: BluetoothAddress
     /// Enhanced events only (zero otherwise).
     public var localResolvablePrivateAddress: BluetoothAddress
     /// Enhanced events only (zero otherwise).
     public var peerResolvablePrivateAddress: BluetoothAddress
-    /// In 1.25 ms.
-    public var interval: UInt16
+    /// The connection interval: 1.25 ms units, 7.5 ms – 4 s.
+    public var interval: Duration
     public var latency: UInt16
-    /// In 10 ms.
-    public var supervisionTimeout: UInt16
+    /// The supervision timeout: 10 ms units, 100 ms – 32 s.
+    public var supervisionTimeout: Duration
     public var centralClockAccuracy: UInt8
     /// Version 2 only: the advertising set a peripheral connection came from (0xFF none).
     public var advertisingHandle: UInt8
     /// Version 2 only.
     public var syncHandle: UInt16
 
-    public init(status: UInt8 = 0, handle: UInt16, role: UInt8, peerAddressType: AddressType,
+    public init(status: UInt8 = 0, handle: UInt16, role: LEConnectionRole, peerAddressType: AddressType,
                 peerAddress: BluetoothAddress, localResolvablePrivateAddress: BluetoothAddress = .zero,
-                peerResolvablePrivateAddress: BluetoothAddress = .zero, interval: UInt16 = 24, latency: UInt16 = 0,
-                supervisionTimeout: UInt16 = 500, centralClockAccuracy: UInt8 = 0, advertisingHandle: UInt8 = 0xFF,
+                peerResolvablePrivateAddress: BluetoothAddress = .zero, interval: Duration = .milliseconds(30), latency: UInt16 = 0,
+                supervisionTimeout: Duration = .seconds(5), centralClockAccuracy: UInt8 = 0, advertisingHandle: UInt8 = 0xFF,
                 syncHandle: UInt16 = 0xFFFF) {
         self.status = status
         self.handle = handle
@@ -188,13 +205,15 @@ public struct LEConnectionComplete: Hashable, Sendable {
     func encode(into b: inout [UInt8], version: Int) {
         b.append(status)
         b.appendLE(handle)
-        b += [role, peerAddressType.rawValue]
+        b += [role.rawValue, peerAddressType.rawValue]
         b.append(peerAddress)
         if version >= 1 {
             b.append(localResolvablePrivateAddress)
             b.append(peerResolvablePrivateAddress)
         }
-        for v in [interval, latency, supervisionTimeout] { b.appendLE(v) }
+        for v in [HCITime.connectionInterval.count16(interval), latency, HCITime.supervisionTimeout.count16(supervisionTimeout)] {
+            b.appendLE(v)
+        }
         b.append(centralClockAccuracy)
         if version >= 2 {
             b.append(advertisingHandle)
@@ -205,14 +224,14 @@ public struct LEConnectionComplete: Hashable, Sendable {
     init(reading r: inout ByteReader, version: Int) throws(PacketDecodingError) {
         status = try r.u8()
         handle = try r.u16()
-        role = try r.u8()
+        role = LEConnectionRole(rawValue: try r.u8())
         peerAddressType = AddressType(rawValue: try r.u8())
         peerAddress = try r.address()
         localResolvablePrivateAddress = version >= 1 ? try r.address() : .zero
         peerResolvablePrivateAddress = version >= 1 ? try r.address() : .zero
-        interval = try r.u16()
+        interval = HCITime.connectionInterval.duration(try r.u16())
         latency = try r.u16()
-        supervisionTimeout = try r.u16()
+        supervisionTimeout = HCITime.supervisionTimeout.duration(try r.u16())
         centralClockAccuracy = try r.u8()
         advertisingHandle = version >= 2 ? try r.u8() : 0xFF
         syncHandle = version >= 2 ? try r.u16() : 0xFFFF
@@ -221,8 +240,8 @@ public struct LEConnectionComplete: Hashable, Sendable {
 
 /// One report of the LE Advertising Report event.
 public struct LEAdvertisingReport: Hashable, Sendable {
-    /// 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND, 4 SCAN_RSP.
-    public var eventType: UInt8
+    /// Which legacy PDU was received.
+    public var eventType: LEAdvertisingReportType
     public var addressType: AddressType
     public var address: BluetoothAddress
     /// The AD structures, at most 31 bytes.
@@ -230,7 +249,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
     /// dBm; 127 when not available.
     public var rssi: Int8
 
-    public init(eventType: UInt8, addressType: AddressType, address: BluetoothAddress, data: [UInt8], rssi: Int8) {
+    public init(eventType: LEAdvertisingReportType, addressType: AddressType, address: BluetoothAddress, data: [UInt8], rssi: Int8) {
         self.eventType = eventType
         self.addressType = addressType
         self.address = address
@@ -239,7 +258,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
     }
 
     func encode(into b: inout [UInt8]) {
-        b += [eventType, addressType.rawValue]
+        b += [eventType.rawValue, addressType.rawValue]
         b.append(address)
         b.append(UInt8(truncatingIfNeeded: data.count))
         b += data
@@ -247,7 +266,7 @@ public struct LEAdvertisingReport: Hashable, Sendable {
     }
 
     init(reading r: inout ByteReader) throws(PacketDecodingError) {
-        eventType = try r.u8()
+        eventType = LEAdvertisingReportType(rawValue: try r.u8())
         addressType = AddressType(rawValue: try r.u8())
         address = try r.address()
         let length = Int(try r.u8())
@@ -259,22 +278,27 @@ public struct LEAdvertisingReport: Hashable, Sendable {
 
 /// One report of the LE Extended Advertising Report event.
 public struct LEExtendedAdvertisingReport: Hashable, Sendable {
-    /// Bit 0 connectable, 1 scannable, 2 directed, 3 scan response, 4 legacy; bits 5–6 data status.
-    public var eventType: UInt16
+    /// What the advertiser allows, and whether the data is complete.
+    public var eventType: LEExtendedAdvertisingEventType
     public var addressType: AddressType
     public var address: BluetoothAddress
-    public var primaryPHY: UInt8
-    public var secondaryPHY: UInt8
+    /// The PHY of the primary advertising channel: LE 1M or LE Coded.
+    public var primaryPHY: LEPHY
+    /// The PHY of the secondary advertising channel; `nil` (0x00) when nothing was received on it.
+    public var secondaryPHY: LEPHY?
     public var sid: UInt8
     public var txPower: Int8
     public var rssi: Int8
-    public var periodicInterval: UInt16
+    /// The periodic advertising interval: 1.25 ms units, 7.5 ms – 81.91875 s; `nil` (0) when
+    /// the advertiser does no periodic advertising.
+    public var periodicInterval: Duration?
     public var directAddressType: AddressType
     public var directAddress: BluetoothAddress
     public var data: [UInt8]
 
-    public init(eventType: UInt16, addressType: AddressType, address: BluetoothAddress, primaryPHY: UInt8 = 1,
-                secondaryPHY: UInt8 = 0, sid: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8, periodicInterval: UInt16 = 0,
+    public init(eventType: LEExtendedAdvertisingEventType, addressType: AddressType, address: BluetoothAddress,
+                primaryPHY: LEPHY = .le1M, secondaryPHY: LEPHY? = nil, sid: UInt8 = 0xFF, txPower: Int8 = 127, rssi: Int8,
+                periodicInterval: Duration? = nil,
                 directAddressType: AddressType = .publicDevice, directAddress: BluetoothAddress = .zero, data: [UInt8]) {
         self.eventType = eventType
         self.addressType = addressType
@@ -291,16 +315,16 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable {
     }
 
     /// Whether a central may connect to the advertiser.
-    public var isConnectable: Bool { eventType & 0x01 != 0 }
+    public var isConnectable: Bool { eventType.contains(.connectable) }
     /// Whether this report carries a scan response.
-    public var isScanResponse: Bool { eventType & 0x08 != 0 }
+    public var isScanResponse: Bool { eventType.contains(.scanResponse) }
 
     func encode(into b: inout [UInt8]) {
-        b.appendLE(eventType)
+        b.appendLE(eventType.rawValue)
         b.append(addressType.rawValue)
         b.append(address)
-        b += [primaryPHY, secondaryPHY, sid, UInt8(bitPattern: txPower), UInt8(bitPattern: rssi)]
-        b.appendLE(periodicInterval)
+        b += [primaryPHY.rawValue, secondaryPHY?.rawValue ?? 0, sid, UInt8(bitPattern: txPower), UInt8(bitPattern: rssi)]
+        b.appendLE(HCITime.periodicAdvertisingInterval.count16(periodicInterval))
         b.append(directAddressType.rawValue)
         b.append(directAddress)
         b.append(UInt8(truncatingIfNeeded: data.count))
@@ -308,15 +332,16 @@ public struct LEExtendedAdvertisingReport: Hashable, Sendable {
     }
 
     init(reading r: inout ByteReader) throws(PacketDecodingError) {
-        eventType = try r.u16()
+        eventType = LEExtendedAdvertisingEventType(rawValue: try r.u16())
         addressType = AddressType(rawValue: try r.u8())
         address = try r.address()
-        primaryPHY = try r.u8()
-        secondaryPHY = try r.u8()
+        primaryPHY = LEPHY(rawValue: try r.u8())
+        let secondary = try r.u8()
+        secondaryPHY = secondary == 0 ? nil : LEPHY(rawValue: secondary)
         sid = try r.u8()
         txPower = try r.i8()
         rssi = try r.i8()
-        periodicInterval = try r.u16()
+        periodicInterval = HCITime.periodicAdvertisingInterval.durationUnlessZero(try r.u16())
         directAddressType = AddressType(rawValue: try r.u8())
         directAddress = try r.address()
         data = try r.take(Int(try r.u8()))

@@ -36,8 +36,9 @@ public enum LESignalingChannel {
                 return Reply(response: L2CAPSignal(identifier: signal.identifier, .connectionParameterUpdateResponse(result: 1)))
             }
             return Reply(response: L2CAPSignal(identifier: signal.identifier, .connectionParameterUpdateResponse(result: 0)),
-                         connectionUpdate: LEConnectionParameters(intervalMin: min, intervalMax: max, maxLatency: latency,
-                                                                  supervisionTimeout: timeout))
+                         connectionUpdate: LEConnectionParameters(
+                            intervalMin: HCITime.connectionInterval.duration(min), intervalMax: HCITime.connectionInterval.duration(max),
+                            maxLatency: latency, supervisionTimeout: HCITime.supervisionTimeout.duration(timeout)))
         case .leCreditBasedConnectionRequest:
             return Reply(response: L2CAPSignal(identifier: signal.identifier, .leCreditBasedConnectionResponse(
                 destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: 0x0002)))

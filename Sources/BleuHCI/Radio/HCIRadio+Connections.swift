@@ -37,7 +37,7 @@ extension HCIRadio {
         if Task.isCancelled { throw BleuError.cancelled }
         let create: HCICommand = usesExtendedCommands
             ? .leExtendedCreateConnection(filterPolicy: 0, ownAddressType: ownAddressType, peerAddressType: entry.type,
-                                          peerAddress: entry.address, phys: 0x01,
+                                          peerAddress: entry.address, phys: .le1M,
                                           [LEInitiatingPHY(connection: configuration.connectionParameters)])
             : .leCreateConnection(LECreateConnectionParameters(peerAddressType: entry.type, peerAddress: entry.address,
                                                                ownAddressType: ownAddressType,
@@ -132,7 +132,7 @@ extension HCIRadio {
     // MARK: Both roles: connection events
 
     func connectionComplete(_ event: LEConnectionComplete) {
-        let role: HCILink.Role = event.role == 0 ? .central : .peripheral
+        let role: HCILink.Role = event.role == .central ? .central : .peripheral
         guard event.status == 0 else {
             if role == .central, let attempt = connectAttempt {
                 connectAttempt = nil
@@ -157,7 +157,7 @@ extension HCIRadio {
                                                               supervisionTimeout: event.supervisionTimeout))
         if configuration.requestsDataLengthExtension, controller.leFeatures & (1 << 5) != 0 {
             // Best effort: a controller that refuses it or never answers changes nothing.
-            Task { _ = try? await host.send(.leSetDataLength(handle: handle, txOctets: 251, txTime: 2120)) }
+            Task { _ = try? await host.send(.leSetDataLength(handle: handle, txOctets: 251, txTime: .packetTime(octets: 251))) }
         }
         switch role {
         case .central:

@@ -3,26 +3,18 @@ import Foundation
 
 /// What the controller reported about a connection's link layer.
 public struct HCILinkParameters: Sendable, Hashable {
-    /// Connection interval in 1.25 ms units, peripheral latency in events, supervision timeout
-    /// in 10 ms units.
-    public var interval: UInt16
+    /// The connection interval (a multiple of 1.25 ms).
+    public var interval: Duration
+    /// Connection events the peripheral may skip.
     public var latency: UInt16
-    public var supervisionTimeout: UInt16
+    /// How long the link survives without a packet (a multiple of 10 ms).
+    public var supervisionTimeout: Duration
     /// The longest LL payloads each way (27 until a Data Length Change).
     public var maxTxOctets: UInt16 = 27
     public var maxRxOctets: UInt16 = 27
-    /// The PHY each way: 1 LE 1M, 2 LE 2M, 3 LE Coded.
-    public var txPHY: UInt8 = 1
-    public var rxPHY: UInt8 = 1
-}
-
-/// Which PHYs a ``HCIRadio/setPHY(of:preferring:)`` request allows (LE Set PHY's bit masks).
-public struct PHYPreference: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let le1M = PHYPreference(rawValue: 0x01)
-    public static let le2M = PHYPreference(rawValue: 0x02)
-    public static let leCoded = PHYPreference(rawValue: 0x04)
+    /// The PHY each way (LE 1M until a PHY Update Complete).
+    public var txPHY: LEPHY = .le1M
+    public var rxPHY: LEPHY = .le1M
 }
 
 /// A link-layer procedure waiting for the controller's event.
@@ -51,10 +43,9 @@ extension HCIRadio {
     /// Asks the controller to switch the connection's PHY (LE Set PHY) and returns once it
     /// reports the outcome. Throws like ``updateConnection(of:_:)``; a controller without the
     /// LE 2M or Coded PHY feature refuses the command.
-    public func setPHY(of peer: UUID, preferring phys: PHYPreference) async throws {
+    public func setPHY(of peer: UUID, preferring phys: LEPHYSet) async throws {
         let link = try anyLink(peer)
-        _ = try await host.send(.leSetPHY(handle: link.handle, allPHYs: 0, txPHYs: phys.rawValue, rxPHYs: phys.rawValue,
-                                          options: 0))
+        _ = try await host.send(.leSetPHY(handle: link.handle, allPHYs: [], txPHYs: phys, rxPHYs: phys, options: 0))
         try await waitForProcedure(.phyUpdate(link.handle), "the PHY update")
     }
 
@@ -64,7 +55,7 @@ extension HCIRadio {
     public func setDataLength(of peer: UUID, octets: Int) async throws {
         let link = try anyLink(peer)
         let tx = UInt16(max(27, min(octets, 251)))
-        _ = try await host.execute(.leSetDataLength(handle: link.handle, txOctets: tx, txTime: (tx + 14) * 8))
+        _ = try await host.execute(.leSetDataLength(handle: link.handle, txOctets: tx, txTime: .packetTime(octets: tx)))
     }
 
     private func anyLink(_ peer: UUID) throws -> HCILink {
@@ -112,5 +103,13 @@ extension HCIRadio {
         default:
             break
         }
+    }
+}
+
+extension Duration {
+    /// The air time of an LL data PDU carrying `octets` payload bytes on LE 1M, as LE Set Data
+    /// Length asks for it (Core Spec Vol 6 Part B §4.5.10: (octets + 14) × 8 µs; 251 → 2120 µs).
+    static func packetTime(octets: UInt16) -> Duration {
+        .microseconds((Int64(octets) + 14) * 8)
     }
 }

@@ -19,11 +19,11 @@ extension HCIRadio {
         _ = try? await host.execute(scanEnable(false))
         if usesExtendedCommands {
             _ = try await host.execute(.leSetExtendedScanParameters(
-                ownAddressType: ownAddressType, filterPolicy: 0, phys: 0x01,
-                [LEExtendedScanPHY(scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow)]))
+                ownAddressType: ownAddressType, filterPolicy: 0, phys: .le1M,
+                [LEExtendedScanPHY(scanType: .active, interval: configuration.scanInterval, window: configuration.scanWindow)]))
         } else {
             _ = try await host.execute(.leSetScanParameters(LEScanParameters(
-                scanType: 1, interval: configuration.scanInterval, window: configuration.scanWindow,
+                scanType: .active, interval: configuration.scanInterval, window: configuration.scanWindow,
                 ownAddressType: ownAddressType)))
         }
         _ = try await host.execute(scanEnable(true))
@@ -50,7 +50,7 @@ extension HCIRadio {
     /// LE Set (Extended) Scan Enable; duplicates are filtered by the scan collector, not the
     /// controller, so allow-duplicates scans see every report.
     private func scanEnable(_ on: Bool) -> HCICommand {
-        usesExtendedCommands ? .leSetExtendedScanEnable(enable: on, filterDuplicates: 0, duration: 0, period: 0)
+        usesExtendedCommands ? .leSetExtendedScanEnable(enable: on, filterDuplicates: 0, duration: nil, period: nil)
             : .leSetScanEnable(enable: on, filterDuplicates: false)
     }
 

@@ -316,13 +316,14 @@ extension HCIRadio {
             random += address.littleEndianBytes
             if ownAddressType == .randomDevice { _ = try await host.execute(.raw(.leSetAdvertisingSetRandomAddress, random)) }
             _ = try await host.execute(.leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
-                handle: 0, eventProperties: 0b1_0011, intervalMin: UInt32(interval), intervalMax: UInt32(interval),
+                handle: 0, eventProperties: [.connectable, .scannable, .legacy], intervalMin: interval, intervalMax: interval,
                 ownAddressType: ownAddressType)))
             _ = try await host.execute(.leSetExtendedAdvertisingData(LEExtendedAdvertisingData(data: Array(bytes))))
             _ = try await host.execute(.leSetExtendedScanResponseData(LEExtendedAdvertisingData(data: Array(response))))
         } else {
             _ = try await host.execute(.leSetAdvertisingParameters(LEAdvertisingParameters(
-                intervalMin: interval, intervalMax: interval, advertisingType: 0, ownAddressType: ownAddressType)))
+                intervalMin: interval, intervalMax: interval, advertisingType: .connectableScannableUndirected,
+                ownAddressType: ownAddressType)))
             _ = try await host.execute(.leSetAdvertisingData(Array(bytes)))
             _ = try await host.execute(.leSetScanResponseData(Array(response)))
         }

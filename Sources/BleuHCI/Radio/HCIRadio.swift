@@ -41,8 +41,8 @@ public actor HCIRadio {
     let peripheralEvents = EventBroadcaster<PeripheralEvent>()
 
     var peers: PeerDirectory
-    /// ATT PDUs and their bytes both ways since the radio started (for figures and demos).
-    public private(set) var attTraffic = (pdus: 0, bytes: 0)
+    /// Where the radio counts the ATT PDUs it sends and receives, if someone asked.
+    let attTraffic: ATTTrafficCounter?
     var links: [UInt16: HCILink] = [:]
     var database: GATTDatabase
     var pumpTask: Task<Void, Never>?
@@ -83,10 +83,13 @@ public actor HCIRadio {
     var pendingChannelOpens: [PendingSignal: PendingChannelOpen] = [:]
 
     /// A radio on `host`; ``start()`` brings the controller up. Its timers run on `clock`; it logs
-    /// connections and problems to `logger` (details at debug and trace level).
+    /// connections and problems to `logger` (details at debug and trace level), and counts the
+    /// ATT PDUs it sends and receives in `attTraffic`, when given.
     public init(host: HCIHost, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
-                clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.hci")) {
+                clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.hci"),
+                attTraffic: ATTTrafficCounter? = nil) {
         self.host = host
+        self.attTraffic = attTraffic
         self.logger = logger
         self.clock = clock
         self.elapsed = ElapsedClock(clock)
@@ -249,7 +252,7 @@ public actor HCIRadio {
     private func route(_ received: HCIHost.ReceivedFrame) {
         guard links[received.handle] != nil else { return }
         let payload = received.frame.payload
-        if received.frame.channelID == L2CAPBFrame.attCID { countATT(payload.count) }
+        if received.frame.channelID == L2CAPBFrame.attCID { attTraffic?.countReceived(payload.count) }
         switch received.frame.channelID {
         case L2CAPBFrame.attCID: attReceived(payload, on: received.handle)
         case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: received.handle)
@@ -283,7 +286,7 @@ public actor HCIRadio {
     /// the host refuses (the link went down) is dropped.
     func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
         logger.trace("out: \(frame) on 0x\(hex4(handle))")
-        if frame.channelID == L2CAPBFrame.attCID { countATT(frame.payload.count) }
+        if frame.channelID == L2CAPBFrame.attCID { attTraffic?.countSent(frame.payload.count) }
         outbound.yield(Outbound(frame: frame, handle: handle, tag: kind.rawValue))
     }
 
@@ -291,11 +294,6 @@ public actor HCIRadio {
     func sendChecked(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) async throws {
         guard links[handle] != nil else { throw BleuError.invalidState("connection 0x\(hex4(handle)) is closed") }
         send(frame, on: handle, kind: kind)
-    }
-
-    private func countATT(_ bytes: Int) {
-        attTraffic.pdus += 1
-        attTraffic.bytes += bytes
     }
 
     /// Sends queued frames one at a time, so the host sees them in the radio's order.

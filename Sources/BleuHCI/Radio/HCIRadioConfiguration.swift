@@ -36,11 +36,13 @@ public struct HCIRadioConfiguration: Sendable {
         case never
     }
 
-    /// Scan interval and window, in 0.625 ms (active scanning).
-    public var scanInterval: UInt16
-    public var scanWindow: UInt16
-    /// Advertising interval, in 0.625 ms (20 ms … 10.24 s).
-    public var advertisingInterval: UInt16
+    /// How often active scanning starts a scan (sent in 0.625 ms units, 2.5 ms – 10.24 s with
+    /// the legacy commands, up to 40.959375 s with the extended ones; rounded and clamped).
+    public var scanInterval: Duration
+    /// How long each scan lasts, at most ``scanInterval`` (units and range as ``scanInterval``).
+    public var scanWindow: Duration
+    /// Time between advertising events (sent in 0.625 ms units, 20 ms – 10.24 s; rounded and clamped).
+    public var advertisingInterval: Duration
     /// How long a scan holds a scannable advertisement back waiting for its scan response, so
     /// a peripheral is reported once with both merged.
     public var scanResponseWait: Duration
@@ -78,9 +80,11 @@ public struct HCIRadioConfiguration: Sendable {
 
     /// A configuration; each parameter sets the property of the same name.
     public init(ownAddress: OwnAddress? = nil, deviceName: String = "Bleu", appearance: UInt16 = 0, attMTU: Int = 517,
-                connectionParameters: LEConnectionParameters = LEConnectionParameters(intervalMin: 24, intervalMax: 40),
+                connectionParameters: LEConnectionParameters = LEConnectionParameters(intervalMin: .milliseconds(30),
+                                                                                      intervalMax: .milliseconds(50)),
                 usesExtendedCommands: ExtendedCommands = .whenSupported,
-                scanInterval: UInt16 = 0x0060, scanWindow: UInt16 = 0x0030, advertisingInterval: UInt16 = 0x00A0,
+                scanInterval: Duration = .milliseconds(60), scanWindow: Duration = .milliseconds(30),
+                advertisingInterval: Duration = .milliseconds(100),
                 scanResponseWait: Duration = .milliseconds(500), writeWithoutResponseQueueDepth: Int = 8,
                 notificationQueueDepth: Int = 16, valueStreamLimit: Int = 256, attTimeout: Duration = .seconds(30),
                 requestAnswerTimeout: Duration = .seconds(25), linkProcedureTimeout: Duration = .seconds(10),

@@ -19,28 +19,28 @@ struct ScanReport: Sendable, Hashable {
     /// Extended reports: more fragments of this data follow.
     var isIncomplete = false
 
-    /// From an LE Advertising Report (event types 0 ADV_IND … 4 SCAN_RSP).
+    /// From an LE Advertising Report (event types ADV_IND … SCAN_RSP).
     init(_ report: LEAdvertisingReport) {
         address = report.address
         addressType = report.addressType
-        isConnectable = report.eventType == 0 || report.eventType == 1
-        isScannable = report.eventType == 0 || report.eventType == 2
-        isScanResponse = report.eventType == 4
+        isConnectable = report.eventType.isConnectable
+        isScannable = report.eventType.isScannable
+        isScanResponse = report.eventType == .scanResponse
         data = report.data
         rssi = Int(report.rssi)
     }
 
-    /// From an LE Extended Advertising Report (event type bits: 0 connectable, 1 scannable,
-    /// 3 scan response; bits 5–6 data status: 0 complete, 1 incomplete, 2 truncated).
+    /// From an LE Extended Advertising Report (connectable, scannable, scan response; data
+    /// status 1, incomplete with more to come).
     init(_ report: LEExtendedAdvertisingReport) {
         address = report.address
         addressType = report.addressType
-        isConnectable = report.eventType & 0x01 != 0
-        isScannable = report.eventType & 0x02 != 0
-        isScanResponse = report.eventType & 0x08 != 0
+        isConnectable = report.eventType.contains(.connectable)
+        isScannable = report.eventType.contains(.scannable)
+        isScanResponse = report.eventType.contains(.scanResponse)
         data = report.data
         rssi = Int(report.rssi)
-        isIncomplete = (report.eventType >> 5) & 0x03 == 1
+        isIncomplete = report.eventType.dataStatus == 1
     }
 
     init(address: BluetoothAddress, addressType: AddressType, isConnectable: Bool, isScannable: Bool,

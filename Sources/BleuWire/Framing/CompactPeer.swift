@@ -38,20 +38,20 @@ struct CompactPeer: Sendable {
         // the slot's last delivered message (its only one, for a single-fragment message).
         switch slots[index].state {
         case .assembling where isRepeat(of: slots[index], header, payload),
-             .idle(header.sequence?) where header.last:
+             .idle(header.sequence?) where header.isLast:
             statistics.duplicatesDropped += 1
             return .duplicate
         default:
             break
         }
 
-        if header.first {
+        if header.isFirst {
             if case .assembling = slots[index].state {
                 free(index, then: .idle(lastFinal: nil))
                 statistics.messagesAbandoned += 1
             }
             guard messagesInFlight < limits.maximumMessagesInFlight else {
-                slots[index].state = header.last ? .idle(lastFinal: nil) : .discarding
+                slots[index].state = header.isLast ? .idle(lastFinal: nil) : .discarding
                 throw .tooManyMessagesInFlight(limit: limits.maximumMessagesInFlight)
             }
             slots[index].state = .assembling
@@ -61,13 +61,13 @@ struct CompactPeer: Sendable {
             case .idle:
                 throw .malformedFragment(.unexpectedContinuation(slot: header.slot))
             case .discarding:
-                if header.last { slots[index].state = .idle(lastFinal: nil) }
+                if header.isLast { slots[index].state = .idle(lastFinal: nil) }
                 statistics.fragmentsDiscarded += 1
                 return .discarded
             case .assembling:
                 let expected = (slots[index].lastSequence &+ 1) & 7
                 guard header.sequence == expected else {
-                    free(index, then: header.last ? .idle(lastFinal: nil) : .discarding)
+                    free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
                     throw .malformedFragment(.sequenceGap(slot: header.slot, expected: expected, received: header.sequence))
                 }
             }
@@ -76,12 +76,12 @@ struct CompactPeer: Sendable {
         // Bounds, then keep the bytes.
         let size = slots[index].buffer.count + payload.count
         guard size <= limits.maximumMessageSize + 4 else {
-            free(index, then: header.last ? .idle(lastFinal: nil) : .discarding)
+            free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
             throw .messageTooLarge(size: size - Swift.min(4, size), maximum: limits.maximumMessageSize)
         }
         guard bufferedBytes + payload.count <= limits.maximumBufferedBytes else {
             let wanted = bufferedBytes + payload.count
-            free(index, then: header.last ? .idle(lastFinal: nil) : .discarding)
+            free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
             throw .bufferLimitExceeded(bytes: wanted, limit: limits.maximumBufferedBytes)
         }
         slots[index].buffer.append(contentsOf: payload)
@@ -89,7 +89,7 @@ struct CompactPeer: Sendable {
         slots[index].lastLength = payload.count
         slots[index].lastActivity = now
         bufferedBytes += payload.count
-        guard header.last else { return .incomplete }
+        guard header.isLast else { return .incomplete }
         return try complete(index, finalSequence: header.sequence, statistics: &statistics)
     }
 

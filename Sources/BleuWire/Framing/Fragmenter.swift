@@ -159,7 +159,7 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
         switch header {
         case .compact(let slot, let firstSequence):
             let sequence = firstSequence &+ UInt8(truncatingIfNeeded: position)
-            fragment.append(CompactHeader(first: position == 0, last: position == count - 1, slot: slot, sequence: sequence).byte)
+            fragment.append(CompactHeader(isFirst: position == 0, isLast: position == count - 1, slot: slot, sequence: sequence).byte)
         case .bleu24(let uuid, let checksum):
             Bleu24Header(message: uuid, sequence: UInt16(position), total: UInt16(count), checksum: checksum).append(to: &fragment)
         }
