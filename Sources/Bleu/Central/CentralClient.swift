@@ -191,12 +191,17 @@ final class CentralClient: Sendable {
         var channels: [UUID: ClientChannel] = [:]
         var services: [UUID: Set<BluetoothUUID>] = [:]
         for service in try await manager.discoverServices(nil, on: peripheral) {
-            let characteristics = try await manager.discoverCharacteristics(
-                [ActorServiceLayout.actorIDCharacteristic, ActorServiceLayout.callCharacteristic, ActorServiceLayout.replyCharacteristic],
-                for: service)
-            guard let idCharacteristic = characteristics.first(where: { $0.uuid == ActorServiceLayout.actorIDCharacteristic }),
-                  let call = characteristics.first(where: { $0.uuid == ActorServiceLayout.callCharacteristic }),
-                  let reply = characteristics.first(where: { $0.uuid == ActorServiceLayout.replyCharacteristic }) else { continue }
+            // Every service is looked at; one without the three actor characteristics is not an actor's.
+            let found: DiscoveredService
+            do {
+                found = try await manager.discover(ServiceRequirement(service: service.uuid, required: ActorServiceLayout.characteristics,
+                                                                      discovering: []), in: service)
+            } catch BleuError.characteristicNotFound {
+                continue
+            }
+            guard let idCharacteristic = found.characteristics[ActorServiceLayout.actorIDCharacteristic],
+                  let call = found.characteristics[ActorServiceLayout.callCharacteristic],
+                  let reply = found.characteristics[ActorServiceLayout.replyCharacteristic] else { continue }
             guard let id = UUID(bytes: try await manager.read(idCharacteristic)) else {
                 configuration.logger.warning("the actor service \(service.uuid) on \(peripheral) has a malformed actor id; skipped")
                 continue

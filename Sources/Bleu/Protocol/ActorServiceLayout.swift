@@ -14,6 +14,8 @@ public enum ActorServiceLayout {
     public static let callCharacteristic = BluetoothUUID(version5Of: "characteristic:call", in: namespace)
     /// Notify: replies and stream elements, as compact-framed messages.
     public static let replyCharacteristic = BluetoothUUID(version5Of: "characteristic:reply", in: namespace)
+    /// The three characteristics every actor service has.
+    static let characteristics = [actorIDCharacteristic, callCharacteristic, replyCharacteristic]
     /// Advertised instead of a service list that does not fit the advertisement: "this
     /// peripheral hosts Bleu actors; connect and look".
     public static let hostService = BluetoothUUID(version5Of: "service:host", in: namespace)
