@@ -138,3 +138,29 @@ struct HCIHostCommandTests {
         await #expect(throws: HCIHostError.self) { try await host.execute(.reset) }
     }
 }
+
+@Suite("HCI host: every drop counted under its cause")
+struct HCIHostDropTests {
+    @Test("malformed input, unexpected packets and a consumer too slow are counted apart, and each is told to the observer")
+    func dropsByCause() async throws {
+        let (hostEnd, _) = InMemoryHCITransport.makePair()
+        var configuration = HCIHost.Configuration()
+        configuration.streamBufferLimit = 1
+        let host = HCIHost(transport: hostEnd, clock: ManualClock(), configuration: configuration)
+        let told = Locked<[HCIHostDrops.Cause]>([])
+        await host.observeDrops { cause, _ in told.withLock { $0.append(cause) } }
+
+        await host.receive(H4Packet(type: .event, body: [0x0E]))           // an event cut short
+        await host.receive(H4Packet(type: .acl, body: [0x01]))             // an ACL header cut short
+        await host.receive(H4Packet(type: .command, body: [0x03, 0x0C, 0])) // a controller never sends commands
+        // Nobody reads `inbound`: the first item fills its buffer of one, the second overflows.
+        await host.deliver(.framesCompleted(handle: 1, tags: []))
+        await host.deliver(.framesCompleted(handle: 1, tags: []))
+
+        let drops = await host.drops
+        #expect(drops.malformed == 2 && drops.unexpected == 1 && drops.inboundOverflow == 1)
+        #expect(await host.malformedPacketCount == 2, "a slow consumer is not counted as malformed input")
+        #expect(told.withLock { $0 } == [.malformed, .malformed, .unexpected, .inboundOverflow])
+        await host.stop()
+    }
+}

@@ -16,12 +16,15 @@ struct RadioHarness {
 
     /// `extra` answers what the defaults leave out (return `nil` to leave it unanswered); the
     /// radio counts its ATT PDUs in `attTraffic`, when given.
-    static func start(attTraffic: ATTTrafficCounter? = nil,
+    /// `completesPackets` false leaves the controller's ACL buffers to the test (Number Of
+    /// Completed Packets events it sends itself).
+    static func start(attTraffic: ATTTrafficCounter? = nil, completesPackets: Bool = true,
+                      host hostConfiguration: HCIHost.Configuration = .init(),
                       extra: @escaping @Sendable (HCICommand) -> [HCIEvent]? = { _ in nil }) async throws -> RadioHarness {
         let (hostEnd, controllerEnd) = InMemoryHCITransport.makePair()
         let clock = ManualClock()
         let startUp = FakeController.startUpAnswers(bufferLength: 251, bufferCount: 8)
-        let controller = FakeController(transport: controllerEnd, completesPackets: true) { command in
+        let controller = FakeController(transport: controllerEnd, completesPackets: completesPackets) { command in
             if let events = startUp(command) { return events }
             if let events = extra(command) { return events }
             switch command {
@@ -36,7 +39,8 @@ struct RadioHarness {
                 return nil
             }
         }
-        let radio = HCIRadio(host: HCIHost(transport: hostEnd, clock: clock), clock: clock, attTraffic: attTraffic)
+        let radio = HCIRadio(host: HCIHost(transport: hostEnd, clock: clock, configuration: hostConfiguration), clock: clock,
+                             attTraffic: attTraffic)
         try await radio.start()
         return RadioHarness(radio: radio, controller: controller, clock: clock, central: HCICentralManager(radio: radio))
     }

@@ -222,3 +222,36 @@ struct RadioPeerInputTests {
         #expect(await harness.radio.currentState == .poweredOn)
     }
 }
+
+@Suite("HCI radio: frames wait for the host's ACL queue", .timeLimit(.minutes(1)))
+struct RadioBackPressureTests {
+    @Test("frames beyond the host's ACL queue wait for the controller's completions instead of being dropped")
+    func framesWaitForRoom() async throws {
+        var host = HCIHost.Configuration()
+        host.maxQueuedACLPackets = 4
+        let harness = try await RadioHarness.start(completesPackets: false, host: host)
+        var acl = harness.controller.acl.makeAsyncIterator()
+        // Connect by hand: the controller completes nothing on its own here.
+        let id = await harness.radio.identify(RadioHarness.peer, type: .randomDevice)
+        async let connected: Void = harness.central.connect(id, timeout: nil)
+        try await harness.controller.send(.le(.connectionComplete(LEConnectionComplete(
+            handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: RadioHarness.peer, interval: .milliseconds(30)))))
+        _ = await acl.next()  // the MTU exchange request
+        try await harness.controller.send(.numberOfCompletedPackets([.init(handle: 1, count: 1)]))
+        try await harness.controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
+            channelID: L2CAPBFrame.attCID, payload: ATTPDU.exchangeMTUResponse(serverRxMTU: 23).encoded).encoded))
+        try await connected
+
+        // 8 controller buffers and 4 queued packets: 20 frames are 8 more than fit at once.
+        for index in 0..<20 {
+            await harness.radio.send(L2CAPBFrame(channelID: 0x0040, payload: [UInt8(index)]), on: 1)
+        }
+        var payloads: [UInt8] = []
+        while payloads.count < 20, let packet = await acl.next() {
+            payloads.append(try L2CAPBFrame(decoding: packet.data).payload[0])
+            try await harness.controller.send(.numberOfCompletedPackets([.init(handle: 1, count: 1)]))
+        }
+        #expect(payloads == (0..<20).map { UInt8($0) })
+        #expect(await harness.radio.framesForClosedLinks == 0)
+    }
+}

@@ -55,7 +55,7 @@ extension HCIHost {
         for entry in entries {
             let inFlight = aclInFlight[entry.handle] ?? 0
             let freed = min(Int(entry.count), inFlight)  // never trust a count beyond what we sent
-            if freed < Int(entry.count) { noteDrop("controller completed more packets than were sent on 0x\(hex4(entry.handle))") }
+            if freed < Int(entry.count) { noteDrop(.unexpected, "controller completed more packets than were sent on 0x\(hex4(entry.handle))") }
             aclInFlight[entry.handle] = inFlight - freed
             aclCredits += freed
             let tags = completeFramePackets(entry.handle, freed)
@@ -94,7 +94,7 @@ extension HCIHost {
 
     func receiveACL(_ packet: ACLPacket) {
         let (frame, failure) = reassembler.push(packet)
-        if let failure { noteDrop("ACL reassembly: \(failure)") }
+        if let failure { noteDrop(.malformed, "ACL reassembly: \(failure)") }
         if let frame { deliver(.frame(ReceivedFrame(handle: packet.handle, frame: frame))) }
     }
 }

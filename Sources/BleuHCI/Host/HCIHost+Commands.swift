@@ -68,7 +68,7 @@ extension HCIHost {
                 pending.continuation.resume(returning: event)
             }
         } else if opcode.rawValue != 0 {
-            noteDrop("answer to \(opcode), which no command waits for")
+            noteDrop(.unexpected, "answer to \(opcode), which no command waits for")
         }
         pumpCommands()
     }

@@ -22,7 +22,7 @@ public actor HCIHost {
         /// The longest L2CAP PDU accepted from the controller.
         public var maxReassembledPDULength: Int
         /// Inbound items buffered for a slow consumer at most (the oldest are kept; later ones
-        /// are dropped and counted in ``HCIHost/malformedPacketCount``).
+        /// are dropped and counted in ``HCIHost/drops`` as ``HCIHostDrops/inboundOverflow``).
         public var streamBufferLimit: Int
 
         public init(commandTimeout: Duration = .seconds(5), maxQueuedCommands: Int = 64, maxQueuedACLPackets: Int = 512,
@@ -92,10 +92,15 @@ public actor HCIHost {
 
     /// What start-up learned about the controller.
     public private(set) var controller = ControllerInfo()
-    /// Packets from the controller that could not be decoded, or ACL fragments dropped.
-    public private(set) var malformedPacketCount = 0
-    /// The most recent reason a packet was dropped, for diagnostics.
+    /// What the host dropped from the controller, counted by cause.
+    public private(set) var drops = HCIHostDrops()
+    /// Packets from the controller that could not be decoded, or ACL fragments that did not
+    /// reassemble (``HCIHostDrops/malformed``).
+    public var malformedPacketCount: Int { drops.malformed }
+    /// The most recent reason something was dropped, for diagnostics.
     public private(set) var lastDropReason: String?
+    /// Told of every drop as it happens (the radio logs them).
+    private var dropObserver: (@Sendable (HCIHostDrops.Cause, String) -> Void)?
 
     /// A host over `transport`, its timers on `clock`.
     public init(transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
@@ -196,7 +201,7 @@ public actor HCIHost {
     /// Hands an item to the consumer of ``inbound``; counts what a full buffer drops.
     func deliver(_ item: Inbound) {
         if case .dropped = inboundContinuation.yield(item) {
-            noteDrop("the inbound buffer (\(configuration.streamBufferLimit)) is full; the consumer is too slow")
+            noteDrop(.inboundOverflow, "the inbound buffer (\(configuration.streamBufferLimit)) is full; the consumer is too slow")
         }
     }
 
@@ -208,22 +213,29 @@ public actor HCIHost {
             do {
                 handle(try HCIEvent(decoding: packet.body))
             } catch {
-                noteDrop("malformed event: \(error)")
+                noteDrop(.malformed, "malformed event: \(error)")
             }
         case .acl:
             do {
                 receiveACL(try ACLPacket(decoding: packet.body))
             } catch {
-                noteDrop("malformed ACL packet: \(error)")
+                noteDrop(.malformed, "malformed ACL packet: \(error)")
             }
         default:
-            noteDrop("unexpected \(packet.type) packet from the controller")
+            noteDrop(.unexpected, "unexpected \(packet.type) packet from the controller")
         }
     }
 
-    func noteDrop(_ reason: String) {
-        malformedPacketCount += 1
+    /// Counts a drop under its cause, remembers why, and tells the observer.
+    func noteDrop(_ cause: HCIHostDrops.Cause, _ reason: String) {
+        drops.count(cause)
         lastDropReason = reason
+        dropObserver?(cause, reason)
+    }
+
+    /// Calls `observer` on every drop from now on (replacing an earlier observer).
+    public func observeDrops(_ observer: @escaping @Sendable (HCIHostDrops.Cause, String) -> Void) {
+        dropObserver = observer
     }
 
     private func handle(_ event: HCIEvent) {

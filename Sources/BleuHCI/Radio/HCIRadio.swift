@@ -47,6 +47,10 @@ public actor HCIRadio {
     var database: GATTDatabase
     var pumpTask: Task<Void, Never>?
     var sendTask: Task<Void, Never>?
+    /// Signalled whenever the controller completes frames: the host's ACL queue has room again.
+    let aclRoom = ReadySignal()
+    /// Frames dropped because their link went down before the host took them.
+    public private(set) var framesForClosedLinks = 0
     var outbound: AsyncStream<Outbound>.Continuation
 
     var nextStreamID = 0
@@ -127,6 +131,10 @@ public actor HCIRadio {
         }
         peers = PeerDirectory(localAddress: address, capacity: configuration.maxKnownPeers)
         usesExtendedCommands = configuration.usesExtendedCommands == .whenSupported && info.supportsExtendedAdvertising
+        let logger = logger
+        await host.observeDrops { cause, reason in
+            logger.warning("the host dropped input from the controller (\(cause.rawValue)): \(reason)")
+        }
         if sendTask == nil { startSending() }
         if pumpTask == nil {
             let inbound = host.inbound
@@ -189,6 +197,7 @@ public actor HCIRadio {
     func controllerLost() {
         guard state == .poweredOn else { return }
         outbound.finish()
+        aclRoom.failWaiters(BleuError.bluetoothPoweredOff)
         sendTask = nil
         pumpTask = nil
         endScan(throwing: BleuError.bluetoothPoweredOff)
@@ -277,13 +286,16 @@ public actor HCIRadio {
         links[handle] = link
         if ready { centralEvents.yield(.readyToSendWriteWithoutResponse(link.peer)) }
         if notifications > 0 { valuesDone(notifications) }
+        aclRoom.signal()
         pumpOutbox(handle)
     }
 
     // MARK: Sending
 
-    /// Queues a frame on a connection, in order with every other frame the radio sends. A frame
-    /// the host refuses (the link went down) is dropped.
+    /// Queues a frame on a connection, in order with every other frame the radio sends. When the
+    /// host's ACL queue is full the sender waits for the controller to complete frames
+    /// (back-pressure); a frame for a link that went down is dropped, counted in
+    /// ``framesForClosedLinks`` and logged.
     func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
         logger.trace("out: \(frame) on 0x\(hex4(handle))")
         if frame.channelID == L2CAPBFrame.attCID { attTraffic?.countSent(frame.payload.count) }
@@ -303,7 +315,28 @@ public actor HCIRadio {
         let host = self.host
         sendTask = Task {
             for await item in stream {
-                try? await host.send(item.frame, on: item.handle, tag: item.tag)
+                await self.hand(item, to: host)
+            }
+        }
+    }
+
+    /// Hands one frame to the host, waiting while its ACL queue is full.
+    private func hand(_ item: Outbound, to host: HCIHost) async {
+        while true {
+            let generation = aclRoom.generation
+            do {
+                try await host.send(item.frame, on: item.handle, tag: item.tag)
+                return
+            } catch HCIHostError.aclQueueFull {
+                do {
+                    try await aclRoom.wait(after: generation)
+                } catch {
+                    return  // the radio is stopping
+                }
+            } catch {
+                framesForClosedLinks += 1
+                logger.debug("a frame for connection 0x\(hex4(item.handle)) was dropped: \(error)")
+                return
             }
         }
     }
