@@ -1,6 +1,6 @@
 // libFuzzer entry point for BleuHCI's parsers: the input is split by its first byte into a
-// parser choice, then fed to that parser (and, for ATT, to the ATT server; also the L2CAP
-// credit-based channel's reassembly and the scan collector). Any crash, hang or
+// parser choice, then fed to that parser (and, for ATT, to the ATT server and the GATT client
+// procedures; also the L2CAP credit-based channel's reassembly and the scan collector). Any crash, hang or
 // unbounded growth is a finding; typed errors are the expected outcome for bad input.
 
 nonisolated(unsafe) var fuzzDatabase: GATTDatabase = {
@@ -58,6 +58,33 @@ func fuzzScan(_ bytes: [UInt8]) {
     }
 }
 
+/// Runs a GATT client procedure (chosen by the first byte) against server answers taken from
+/// `bytes` as [length, PDU…] records: every request it sends fits the MTU, a long read never
+/// passes 512 bytes, and it ends within one step per answer.
+func fuzzProcedure(_ bytes: [UInt8]) {
+    guard let choice = bytes.first else { return }
+    let kinds: [GATTProcedure.Kind] = [
+        .exchangeMTU(clientMTU: 247), .discoverPrimaryServices, .discoverIncludedServices(start: 1, end: 40),
+        .discoverCharacteristics(start: 1, end: 40), .discoverDescriptors(valueHandle: 3, end: 40), .read(handle: 3),
+        .write(handle: 3, value: Array(repeating: 7, count: 60)), .configure(valueHandle: 3, end: 9, descriptor: nil, bits: 1),
+    ]
+    let mtu = 23 + Int(choice >> 3)
+    var procedure = GATTProcedure(kinds[Int(choice) % kinds.count], mtu: mtu)
+    var step = procedure.start()
+    var rest = bytes.dropFirst()
+    while case .send(let request) = step {
+        precondition(request.encodedLength <= mtu, "a request longer than the MTU")
+        guard let length = rest.first else { return }
+        let answer = Array(rest.dropFirst().prefix(Int(length)))
+        rest = rest.dropFirst(1 + answer.count)
+        guard let pdu = try? ATTPDU(decoding: answer) else { return }
+        step = procedure.receive(pdu)
+    }
+    if case .finished(.success(.value(let value))) = step {
+        precondition(value.count <= 512 + mtu, "a long read ran past 512 bytes")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size > 0 else { return 0 }
@@ -73,6 +100,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     case 3: _ = try? L2CAPSignal(decoding: bytes)
     case 4: _ = LESignalingChannel.reply(to: bytes, isCentral: selector & 0x80 != 0)
+    case 5 where selector & 0x80 != 0: fuzzProcedure(bytes)
     case 5: _ = try? ATTPDU(decoding: bytes)
     case 6:
         if case .respond(let pdu) = ATTServer.handle(bytes, database: fuzzDatabase, connection: &fuzzConnection) {
@@ -85,8 +113,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     default: fuzzScan(bytes)
     }
     // A decoded value re-encodes to something that decodes to the same value.
-    if selector % 10 == 5, let pdu = try? ATTPDU(decoding: bytes) {
+    if selector % 10 == 5, selector & 0x80 == 0, let pdu = try? ATTPDU(decoding: bytes) {
         precondition((try? ATTPDU(decoding: pdu.encoded)) == pdu, "ATT PDU did not round-trip")
+        precondition(pdu.encodedLength == pdu.encoded.count, "a PDU's counted length is not its encoded length")
     }
     return 0
 }

@@ -157,6 +157,8 @@ public struct GATTProcedure: Sendable {
     public mutating func receive(_ response: ATTPDU) -> Step {
         guard let request = outstanding else { return .finished(.failure(.unexpectedResponse(request: .errorResponse, response: response.opcode))) }
         outstanding = nil
+        // No PDU may exceed the MTU (Vol 3 Part F §3.2.8): a longer answer is malformed.
+        guard response.encodedLength <= mtu else { return malformed(response) }
         if case .errorResponse(_, let handle, let code) = response {
             return error(code, handle: handle, answering: request)
         }
