@@ -97,6 +97,7 @@ let package = Package(
             name: "BleuHCI",
             dependencies: [
                 "BleuCore", "BleuATT",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

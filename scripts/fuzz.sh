@@ -36,7 +36,8 @@ build_hci() {  # BleuHCI's parsers with BleuCore and BleuATT, as one module (the
     done < <( (find Sources/BleuCore -name '*.swift' ! -name NameBasedUUID.swift
                find Sources/BleuATT -name '*.swift'
                find Sources/BleuHCI/H4 Sources/BleuHCI/HCI Sources/BleuHCI/L2CAP Sources/BleuHCI/ATT \
-                    Sources/BleuHCI/Support Sources/BleuHCI/Host -name '*.swift'
+                    Sources/BleuHCI/Support -name '*.swift'
+               echo Sources/BleuHCI/Host/ACLFragmentation.swift
                echo Sources/BleuHCI/Transport/HCITransport.swift
                echo Sources/BleuHCI/Radio/ScanReport.swift
                echo Sources/BleuHCI/Radio/ScanCollector.swift) | sort)

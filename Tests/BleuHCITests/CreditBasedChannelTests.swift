@@ -66,27 +66,3 @@ struct CreditBasedChannelTests {
         #expect(c.sendCredits == 2)
     }
 }
-
-@Suite("Support: FIFO queue")
-struct FIFOQueueTests {
-    @Test("keeps order across compactions and removals, and counts what is left")
-    func order() {
-        var queue = FIFOQueue<Int>()
-        var expected: [Int] = []
-        var next = 0
-        var random = SeededRandomNumberGenerator(seed: 11)
-        for _ in 0..<5_000 {
-            if Bool.random(using: &random) {
-                let batch = (0..<Int.random(in: 1...20, using: &random)).map { _ in next += 1; return next }
-                queue.append(contentsOf: batch)
-                expected += batch
-            } else if Int.random(in: 0..<50, using: &random) == 0 {
-                queue.removeAll { $0 % 3 == 0 }
-                expected.removeAll { $0 % 3 == 0 }
-            } else {
-                #expect(queue.popFirst() == (expected.isEmpty ? nil : expected.removeFirst()))
-            }
-            #expect(queue.count == expected.count)
-        }
-    }
-}

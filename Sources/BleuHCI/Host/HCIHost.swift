@@ -1,4 +1,5 @@
 import BleuCore
+import DequeModule
 
 /// The bottom of the host stack: owns the transport, sends commands under the controller's
 /// flow control, matches their Command Complete / Command Status, times out commands that get
@@ -78,7 +79,7 @@ public actor HCIHost {
 
     // ACL
     var aclCredits = 0
-    var aclQueue = FIFOQueue<ACLPacket>()
+    var aclQueue = Deque<ACLPacket>()
     var aclInFlight: [UInt16: Int] = [:]
     /// Per connection, the packets each queued or in-flight frame still waits for, and its
     /// sender's tag, oldest first.
