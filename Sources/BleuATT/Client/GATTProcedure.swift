@@ -180,10 +180,11 @@ public struct GATTProcedure: Sendable {
 
         case (.discoverIncludedServices, .readByTypeResponse(let entries)):
             for entry in entries {
-                guard entry.value.count == 4 || entry.value.count == 6 else { return malformed(response) }
-                let first = UInt16(entry.value[0]) | UInt16(entry.value[1]) << 8
-                let last = UInt16(entry.value[2]) | UInt16(entry.value[3]) << 8
-                let uuid = entry.value.count == 6 ? BluetoothUUID(littleEndianBytes: entry.value[4...]) : nil
+                // An include declaration: the service's handle range, and its UUID when it is a 16-bit one.
+                var reader = ByteReader(entry.value, packet: "include declaration")
+                guard entry.value.count == 4 || entry.value.count == 6, let first = try? reader.u16(), let last = try? reader.u16()
+                else { return malformed(response) }
+                let uuid = reader.isAtEnd ? nil : BluetoothUUID(littleEndianBytes: reader.rest())
                 unresolved.append((first, last, uuid))
             }
             guard case .readByTypeRequest(let start, _, _) = request, let last = entries.last?.handle, last >= start else {
@@ -210,11 +211,14 @@ public struct GATTProcedure: Sendable {
 
         case (.discoverCharacteristics(_, let end), .readByTypeResponse(let entries)):
             for entry in entries {
-                guard entry.value.count == 5 || entry.value.count == 19,
-                      let uuid = BluetoothUUID(littleEndianBytes: entry.value[3...]) else { return malformed(response) }
+                // A characteristic declaration: properties, value handle, UUID (2 or 16 bytes).
+                var reader = ByteReader(entry.value, packet: "characteristic declaration")
+                guard entry.value.count == 5 || entry.value.count == 19, let properties = try? reader.u8(),
+                      let valueHandle = try? reader.u16(), let uuid = BluetoothUUID(littleEndianBytes: reader.rest())
+                else { return malformed(response) }
                 characteristics.append(Characteristic(
-                    uuid: uuid, declarationHandle: entry.handle, properties: CharacteristicProperties(rawValue: entry.value[0]),
-                    valueHandle: UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8, endHandle: end))
+                    uuid: uuid, declarationHandle: entry.handle, properties: CharacteristicProperties(rawValue: properties),
+                    valueHandle: valueHandle, endHandle: end))
             }
             guard case .readByTypeRequest(let start, _, _) = request, let last = entries.last?.handle, last >= start else {
                 return malformed(response)

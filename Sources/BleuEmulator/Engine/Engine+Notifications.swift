@@ -177,10 +177,3 @@ extension Engine {
         }
     }
 }
-
-extension UInt16 {
-    /// The two bytes, least significant first.
-    var littleEndianPair: [UInt8] {
-        [UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)]
-    }
-}
