@@ -157,7 +157,8 @@ extension HCIRadio {
                                                               supervisionTimeout: event.supervisionTimeout))
         if configuration.requestsDataLengthExtension, controller.leFeatures & (1 << 5) != 0 {
             // Best effort: a controller that refuses it or never answers changes nothing.
-            Task { _ = try? await host.send(.leSetDataLength(handle: handle, txOctets: 251, txTime: .packetTime(octets: 251))) }
+            issue(.leSetDataLength(handle: handle, txOctets: 251, txTime: .packetTime(octets: 251)), completes: true,
+                  "asking for Data Length Extension on 0x\(hex4(handle))")
         }
         switch role {
         case .central:
@@ -181,7 +182,7 @@ extension HCIRadio {
             links[handle]?.isReady = true
             peripheralEvents.yield(.centralConnected(peer))
             // Advertising stops when a connection is made; keep advertising as asked.
-            if advertisement != nil { Task { _ = try? await host.execute(advertisingEnable(true)) } }
+            if advertisement != nil { issue(advertisingEnable(true), completes: true, "advertising again after a connection") }
         }
     }
 
@@ -230,7 +231,7 @@ extension HCIRadio {
     }
 
     func disconnect(_ handle: UInt16, reason: UInt8) {
-        Task { _ = try? await host.send(.disconnect(handle: handle, reason: reason)) }
+        issue(.disconnect(handle: handle, reason: reason), completes: false, "disconnecting 0x\(hex4(handle))")
     }
 
     private func waitUntilClosed(_ handle: UInt16) async {

@@ -75,7 +75,8 @@ extension HCIRadio {
         let reply = LESignalingChannel.reply(to: bytes, isCentral: link.role == .central)
         if let response = reply.response { sendSignal(response, on: link.handle) }
         if let parameters = reply.connectionUpdate {
-            Task { _ = try? await host.send(.leConnectionUpdate(handle: link.handle, parameters)) }
+            issue(.leConnectionUpdate(handle: link.handle, parameters), completes: false,
+                  "applying the peer's connection parameter update on 0x\(hex4(link.handle))")
         }
     }
 

@@ -16,7 +16,7 @@ extension HCIRadio {
         if scan != nil { await stopScan() }
         // Scan parameters cannot change while a scan runs: make sure none does (a controller that
         // keeps its state across Reset, like Bumble's, may still scan for a previous host).
-        _ = try? await host.execute(scanEnable(false))
+        await attempt(scanEnable(false), completes: true, "stopping a scan")
         if usesExtendedCommands {
             _ = try await host.execute(.leSetExtendedScanParameters(
                 ownAddressType: ownAddressType, filterPolicy: 0, phys: .le1M,
@@ -44,7 +44,7 @@ extension HCIRadio {
     func stopScan() async {
         guard scan != nil else { return }
         endScan(throwing: nil)
-        _ = try? await host.execute(scanEnable(false))
+        await attempt(scanEnable(false), completes: true, "stopping a scan")
     }
 
     /// LE Set (Extended) Scan Enable; duplicates are filtered by the scan collector, not the

@@ -308,7 +308,7 @@ extension HCIRadio {
         }
         // Parameters cannot change while advertising (ours, or a previous host's on a controller
         // that keeps its state across Reset).
-        _ = try? await host.execute(advertisingEnable(false))
+        await attempt(advertisingEnable(false), completes: true, "stopping advertising")
         let interval = configuration.advertisingInterval
         if usesExtendedCommands {
             // Set 0, legacy ADV_IND PDUs (event properties: connectable, scannable, legacy).
@@ -334,7 +334,7 @@ extension HCIRadio {
     func stopAdvertising() async {
         guard advertisement != nil else { return }
         advertisement = nil
-        _ = try? await host.execute(advertisingEnable(false))
+        await attempt(advertisingEnable(false), completes: true, "stopping advertising")
     }
 
     /// LE Set (Extended) Advertising Enable: set 0, or every set when disabling.

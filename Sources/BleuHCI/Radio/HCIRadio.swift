@@ -52,6 +52,9 @@ public actor HCIRadio {
     /// Frames dropped because their link went down before the host took them.
     public private(set) var framesForClosedLinks = 0
     var outbound: AsyncStream<Outbound>.Continuation
+    /// Commands the radio does not wait on, sent in order by ``commandTask``.
+    var backgroundCommands: AsyncStream<BackgroundCommand>.Continuation
+    var commandTask: Task<Void, Never>?
 
     var nextStreamID = 0
 
@@ -101,6 +104,7 @@ public actor HCIRadio {
         database = GATTDatabase(deviceName: configuration.deviceName, appearance: configuration.appearance)
         peers = PeerDirectory(localAddress: .zero, capacity: configuration.maxKnownPeers)
         outbound = AsyncStream.makeStream(of: Outbound.self).continuation
+        backgroundCommands = AsyncStream.makeStream(of: BackgroundCommand.self).continuation
     }
 
     /// Opens the transport an endpoint names, and starts a radio on it.
@@ -136,6 +140,7 @@ public actor HCIRadio {
             logger.warning("the host dropped input from the controller (\(cause.rawValue)): \(reason)")
         }
         if sendTask == nil { startSending() }
+        if commandTask == nil { startCommandTask() }
         if pumpTask == nil {
             let inbound = host.inbound
             pumpTask = Task { [weak self] in
@@ -158,7 +163,7 @@ public actor HCIRadio {
         if scan != nil { await stopScan() }
         if advertisement != nil { await stopAdvertising() }
         for link in links.values {
-            _ = try? await host.send(.disconnect(handle: link.handle, reason: 0x15))
+            await attempt(.disconnect(handle: link.handle, reason: 0x15), completes: false, "disconnecting 0x\(hex4(link.handle)) on stop")
         }
         await host.stop()
         controllerLost()
@@ -197,8 +202,10 @@ public actor HCIRadio {
     func controllerLost() {
         guard state == .poweredOn else { return }
         outbound.finish()
+        backgroundCommands.finish()
         aclRoom.failWaiters(BleuError.bluetoothPoweredOff)
         sendTask = nil
+        commandTask = nil
         pumpTask = nil
         endScan(throwing: BleuError.bluetoothPoweredOff)
         advertisement = nil
@@ -247,7 +254,8 @@ public actor HCIRadio {
         case .le(.remoteConnectionParameterRequest(let handle, let min, let max, let latency, let timeout)):
             let parameters = LEConnectionParameters(intervalMin: min, intervalMax: max, maxLatency: latency,
                                                     supervisionTimeout: timeout)
-            Task { _ = try? await host.send(.leRemoteConnectionParameterRequestReply(handle: handle, parameters)) }
+            issue(.leRemoteConnectionParameterRequestReply(handle: handle, parameters), completes: true,
+                  "accepting the peer's connection parameters on 0x\(hex4(handle))")
         case .le(.connectionUpdateComplete), .le(.phyUpdateComplete), .le(.dataLengthChange):
             if case .le(let meta) = event { linkLayerEvent(meta) }
         case .hardwareError:
