@@ -126,4 +126,15 @@ struct GATTClientTests {
         #expect(await iterator.next() == .init(handle: 12, value: [2], isIndication: false))
         #expect(await bearer.receive(ATTPDU.readRequest(handle: 1).encoded) == false, "requests are for the local server")
     }
+
+    @Test("notifications the consumer leaves behind past the bearer's limit are counted, not buffered without bound")
+    func notificationOverflow() async throws {
+        let bearer = ATTBearer(notificationLimit: 2) { _ in }
+        for value in 0..<3 {
+            #expect(await bearer.receive(ATTPDU.handleValueNotification(handle: 12, value: [UInt8(value)]).encoded))
+        }
+        #expect(await bearer.droppedNotifications == 1)
+        var iterator = bearer.notifications.makeAsyncIterator()
+        #expect(await iterator.next()?.value == [0], "the oldest are kept")
+    }
 }

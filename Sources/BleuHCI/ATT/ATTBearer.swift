@@ -40,6 +40,14 @@ public actor ATTBearer {
         (notifications, notificationSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(notificationLimit))
     }
 
+    /// Values the consumer of ``notifications`` left behind: its buffer was full, so they were
+    /// dropped (and counted here) rather than buffered without bound.
+    public private(set) var droppedNotifications = 0
+
+    private func deliver(_ notification: Notification) {
+        if case .dropped = notificationSink.yield(notification) { droppedNotifications += 1 }
+    }
+
     /// Sends a request and returns the server's response — an ``ATTPDU/errorResponse(requestOpcode:handle:error:)``
     /// included. Waits for any earlier request to finish first. Throws ``BleuError/timeout(operation:)``
     /// when no response comes in time (and for every request after that).
@@ -92,12 +100,16 @@ public actor ATTBearer {
         }
         switch pdu {
         case let .handleValueNotification(handle, value):
-            notificationSink.yield(Notification(handle: handle, value: value, isIndication: false))
+            deliver(Notification(handle: handle, value: value, isIndication: false))
         case let .multipleHandleValueNotification(entries):
-            for e in entries { notificationSink.yield(Notification(handle: e.handle, value: e.value, isIndication: false)) }
+            for e in entries { deliver(Notification(handle: e.handle, value: e.value, isIndication: false)) }
         case let .handleValueIndication(handle, value):
-            notificationSink.yield(Notification(handle: handle, value: value, isIndication: true))
-            try? await sendPDU(ATTPDU.handleValueConfirmation.encoded)
+            deliver(Notification(handle: handle, value: value, isIndication: true))
+            do {
+                try await sendPDU(ATTPDU.handleValueConfirmation.encoded)
+            } catch {
+                // Only a closed link refuses the confirmation, and then no server waits for it.
+            }
         default:
             guard pdu.opcode.method == .response else { return false }
             guard let current = pending else { return true }  // a late or unsolicited response: ignored
