@@ -133,6 +133,17 @@ let package = Package(
             ],
             path: "Benchmarks/bleu-bench"
         ),
+        // Examples/: small programs a user copies from (`swift run ThermometerActor`); scripts/test.sh
+        // runs the emulator ones, and builds HCIScan (it needs a controller).
+        .executableTarget(name: "ThermometerActor", dependencies: ["Bleu", "BleuEmulator"], path: "Examples/ThermometerActor"),
+        .executableTarget(name: "HeartRate", dependencies: ["BleuCore", "BleuGATT", "BleuEmulator"], path: "Examples/HeartRate"),
+        .executableTarget(
+            name: "SensorFleet",
+            dependencies: ["BleuCore", "BleuEmulator", "BleuGATT", "BleuOrchestration", "BleuWire",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/SensorFleet"
+        ),
+        .executableTarget(name: "HCIScan", dependencies: ["BleuCore", "BleuHCI"], path: "Examples/HCIScan"),
     ],
     swiftLanguageModes: [.v6]
 )
