@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Only for `swift package generate-documentation` (DocC); no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -132,6 +134,17 @@ let package = Package(
             ],
             path: "Benchmarks/bleu-bench"
         ),
+        // Examples/: small programs a user copies from (`swift run ThermometerActor`); scripts/test.sh
+        // runs the emulator ones, and builds HCIScan (it needs a controller).
+        .executableTarget(name: "ThermometerActor", dependencies: ["Bleu", "BleuEmulator"], path: "Examples/ThermometerActor"),
+        .executableTarget(name: "HeartRate", dependencies: ["BleuCore", "BleuGATT", "BleuEmulator"], path: "Examples/HeartRate"),
+        .executableTarget(
+            name: "SensorFleet",
+            dependencies: ["BleuCore", "BleuEmulator", "BleuGATT", "BleuOrchestration", "BleuWire",
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/SensorFleet"
+        ),
+        .executableTarget(name: "HCIScan", dependencies: ["BleuCore", "BleuHCI"], path: "Examples/HCIScan"),
     ],
     swiftLanguageModes: [.v6]
 )

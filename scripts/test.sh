@@ -48,6 +48,43 @@ if grep -E "$ours" "$log" >/dev/null; then
     exit 1
 fi
 
+echo "== Examples: the emulator examples run and exit 0; HCIScan (needs a controller) refuses to run without one"
+bin="$(swift build --show-bin-path)"
+for example in ThermometerActor HeartRate SensorFleet; do
+    start=$SECONDS
+    # Each bounds itself (SensorFleet gives up after 10 s); the timeout only guards against a hang.
+    if ! timeout 120 "$bin/$example" >"$log" 2>&1; then
+        tail -30 "$log" >&2
+        echo "error: Examples/$example failed (run it with: swift run $example)" >&2
+        exit 1
+    fi
+    echo "$example: ok ($((SECONDS - start)) s)"
+done
+if timeout 30 "$bin/HCIScan" >"$log" 2>&1 || ! grep -q "^usage: HCIScan ENDPOINT" "$log"; then
+    cat "$log" >&2
+    echo "error: HCIScan without an endpoint must print its usage line and exit non-zero" >&2
+    exit 1
+fi
+echo "HCIScan: built; without an endpoint it prints its usage and exits non-zero"
+
+echo "== Documentation: DocC for every library, cross-module links resolved (any DocC warning fails)"
+start=$SECONDS
+libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI)
+# Combined documentation: each library links to the libraries it depends on (``/BleuCore/ATTError``),
+# and one archive holds them all. Only the libraries: the dependencies' own docs are not ours to fix.
+if ! swift package generate-documentation --enable-experimental-combined-documentation \
+        $(printf -- '--target %s ' "${libraries[@]}") >"$log" 2>&1; then
+    tail -50 "$log" >&2
+    echo "error: generating the documentation failed" >&2
+    exit 1
+fi
+if grep -E "warning:|error:" "$log" | grep -v "/.build/checkouts/" >/dev/null; then
+    grep -E -A4 "warning:|error:" "$log" >&2
+    echo "error: DocC reported the problems above (broken symbol links are the usual cause)" >&2
+    exit 1
+fi
+echo "documentation: ok, no warnings ($((SECONDS - start)) s): .build/plugins/Swift-DocC/outputs/Bleu.doccarchive"
+
 echo "== Release build: distributed actors under whole-module optimisation (bleu demo, instant and realistic link)"
 swift build -c release --product bleu 2>&1 | tail -1
 "$(swift build -c release --show-bin-path)/bleu" demo --instant --seconds 0.5 >/dev/null

@@ -14,7 +14,9 @@ import Foundation
 public struct ConnectedPair: Sendable {
     /// The bus both systems are on.
     public let bus: EmulatorBus
+    /// The radio of the peripheral system.
     public let peripheralManager: EmulatedPeripheralManager
+    /// The radio of the central system.
     public let centralManager: EmulatedCentralManager
     /// The system hosting actors.
     public let peripheral: BLEActorSystem
@@ -22,7 +24,7 @@ public struct ConnectedPair: Sendable {
     public let central: BLEActorSystem
 
     /// Both systems on a new bus with `emulator` (default `.instant`) and `configuration`
-    /// (default ``BLEActorSystem/Configuration/fast``).
+    /// (default ``Bleu/BLEActorSystem/Configuration/fast``).
     public init(emulator: EmulatorConfiguration = .instant, configuration: BLEActorSystem.Configuration = .fast) {
         bus = EmulatorBus(configuration: emulator)
         peripheralManager = EmulatedPeripheralManager(bus: bus)

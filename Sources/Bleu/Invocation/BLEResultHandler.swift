@@ -2,7 +2,7 @@ import BleuCore
 import BleuWire
 import Distributed
 
-/// Sends the outcome of an executed call back to the caller, as one ``Reply``.
+/// Sends the outcome of an executed call back to the caller, as one `Reply`.
 public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
     public typealias SerializationRequirement = Codable
 

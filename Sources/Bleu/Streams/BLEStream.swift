@@ -20,7 +20,7 @@ import Foundation
 ///   notification queue. Nothing is buffered without bound on either side.
 /// - Cancellation: the caller stopping its iteration (or cancelling its task) cancels the
 ///   source's iteration on the peripheral; the source ending ends the caller's iteration.
-/// - A disconnection ends the caller's iteration with ``BleuCore/BleuError/disconnected(_:_:)``;
+/// - A disconnection ends the caller's iteration with ``/BleuCore/BleuError/disconnected(_:_:)``;
 ///   a source that throws ends it with that error — as itself when it is `Codable` and its type
 ///   exists on the caller's side, else as a ``RemoteCallError`` carrying the type name and
 ///   message. The hosting side can end an actor's streams itself

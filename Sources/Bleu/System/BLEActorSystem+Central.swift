@@ -34,7 +34,7 @@ extension BLEActorSystem {
     }
 
     /// Disconnects from the peripheral hosting the actor; calls in progress on it fail with
-    /// ``BleuCore/BleuError/disconnected(_:_:)``. The next call reconnects.
+    /// ``/BleuCore/BleuError/disconnected(_:_:)``. The next call reconnects.
     public func disconnect(from actor: some PeripheralActor) async {
         await disconnect(from: actor.id)
     }

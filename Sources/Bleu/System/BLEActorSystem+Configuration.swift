@@ -29,7 +29,7 @@ extension BLEActorSystem {
         public var streamBufferLimit: Int
         /// Streams one central may have open on one hosted actor.
         public var maximumStreamsPerCentral: Int
-        /// ``BLEActorSystem/discover(_:timeout:count:)`` returns once it found at least one actor
+        /// ``BLEActorSystem/discover(_:timeout:count:)-(_,Duration,_)`` returns once it found at least one actor
         /// and nothing new turned up for this long (default 1 s), instead of scanning for the
         /// whole timeout; `nil` scans for the whole timeout (or until `count` actors were found).
         public var discoveryQuietPeriod: Duration?

@@ -8,13 +8,13 @@ extension BLEActorSystem {
     /// every protocol in its ``PeripheralActor/discoverableAs``), each carrying the actor's id.
     /// Call again to host more; the advertisement then covers them all.
     ///
-    /// Throws ``BleuCore/BleuError/notSupported(_:)`` when the system has no peripheral manager,
+    /// Throws ``/BleuCore/BleuError/notSupported(_:)`` when the system has no peripheral manager,
     /// and what the backend throws for adding services or advertising.
     public func startAdvertising(_ actors: any PeripheralActor...) async throws {
         try await startAdvertising(actors)
     }
 
-    /// Hosts and advertises these actors; see ``startAdvertising(_:)-(any PeripheralActor...)``.
+    /// Hosts and advertises these actors; see ``startAdvertising(_:)-(PeripheralActor...)``.
     public func startAdvertising(_ actors: [any PeripheralActor]) async throws {
         guard let host else { throw BleuError.notSupported("advertising actors: this actor system has no peripheral manager") }
         for actor in actors where actor.actorSystem !== self {

@@ -16,7 +16,7 @@ import Distributed
 /// ```
 ///
 /// Each actor type is hosted as a GATT service whose UUID derives from the type's name
-/// (``BLEActorSystem/serviceUUID(for:)``); so is each protocol the type lists in
+/// (``ActorServiceLayout/serviceUUID(for:)``); so is each protocol the type lists in
 /// ``discoverableAs``, so a central can `discover($TemperatureSensor.self, timeout:)` without
 /// knowing the implementation. (Swift cannot list a type's protocol conformances at run time,
 /// so the type names them.)

@@ -75,7 +75,7 @@ public struct GATTDatabase: Sendable {
     }
 
     /// Adds a service after the last handle in use and returns it with its handles. Throws
-    /// ``BleuError/invalidState(_:)`` for a definition the radio protocol forbids: a static
+    /// ``/BleuCore/BleuError/invalidState(_:)`` for a definition the radio protocol forbids: a static
     /// value on a characteristic that can be written or that notifies, a value or descriptor
     /// over 512 bytes, a declared CCCD, an included service that is not published, the GAP or
     /// GATT service, or no handles left.
@@ -168,7 +168,7 @@ public struct GATTDatabase: Sendable {
         }
     }
 
-    /// Removes a published service. Throws ``BleuError/invalidState(_:)`` when it is not here,
+    /// Removes a published service. Throws ``/BleuCore/BleuError/invalidState(_:)`` when it is not here,
     /// or when another service includes it.
     public mutating func remove(_ service: PublishedService) throws(BleuError) {
         guard let index = services.firstIndex(where: { $0.start == service.handle && $0.published.uuid == service.uuid }) else {

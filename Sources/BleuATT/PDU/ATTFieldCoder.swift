@@ -6,7 +6,7 @@ import BleuCore
 ///
 /// The primitives take their field `inout`: an encoder reads it, a decoder assigns it.
 public protocol ATTFieldCoder {
-    /// `Never` for the encoder; ``PacketDecodingError`` for the decoder.
+    /// `Never` for the encoder; ``/BleuCore/PacketDecodingError`` for the decoder.
     associatedtype Failure: Error
     /// Whether this pass reads bytes into the fields (else it writes the fields out).
     var isDecoding: Bool { get }
@@ -98,7 +98,7 @@ public struct ATTFieldEncoder: ATTFieldCoder {
     }
 }
 
-/// Reads a PDU's fields, throwing ``PacketDecodingError`` rather than reading past the end.
+/// Reads a PDU's fields, throwing ``/BleuCore/PacketDecodingError`` rather than reading past the end.
 public struct ATTFieldDecoder: ATTFieldCoder {
     public typealias Failure = PacketDecodingError
     var reader: ByteReader

@@ -191,7 +191,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// The opcode's name as the specification spells it, such as `"Read Request"`.
     public var name: String { opcode.name }
 
-    /// Reads one ATT PDU. Throws ``PacketDecodingError`` with kind ``PacketDecodingError/Kind/unknownType(_:)``
+    /// Reads one ATT PDU. Throws ``/BleuCore/PacketDecodingError`` with kind ``/BleuCore/PacketDecodingError/Kind/unknownType(_:)``
     /// for an opcode the protocol does not define (a server answers Request Not Supported unless
     /// the command flag is set) and other kinds for a malformed PDU (a server answers Invalid PDU).
     public init(decoding bytes: [UInt8]) throws(PacketDecodingError) {

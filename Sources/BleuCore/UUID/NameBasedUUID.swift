@@ -33,7 +33,7 @@ extension UUID {
 
 extension BluetoothUUID {
     /// A deterministic 128-bit Bluetooth UUID derived from a name (a version-5 UUID; see
-    /// ``Foundation/UUID/init(version5Of:in:)``). The actor system uses it to give each actor
+    /// `UUID(version5Of:in:)`). The actor system uses it to give each actor
     /// type a stable service UUID.
     public init(version5Of name: String, in namespace: UUID) {
         self.init(uuid: UUID(version5Of: name, in: namespace))

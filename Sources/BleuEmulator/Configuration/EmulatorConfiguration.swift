@@ -51,7 +51,7 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
     /// The most exchanges in one connection event; `nil` packs as many as fit in the interval.
     public var maximumPacketsPerConnectionEvent: Int?
     /// How long a lost link goes unnoticed before both sides report
-    /// ``DisconnectReason/supervisionTimeout`` (100 ms–32 s; realistic timing; instant timing
+    /// ``/BleuCore/DisconnectReason/supervisionTimeout`` (100 ms–32 s; realistic timing; instant timing
     /// reports at once).
     public var supervisionTimeout: Duration
     /// How long a client waits for the answer to an ATT request (30 s in the specification).
@@ -59,7 +59,7 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
 
     // MARK: Queues and limits
 
-    /// Writes without response one link holds before ``BleuCore/CentralManager/canSendWriteWithoutResponse(to:)``
+    /// Writes without response one link holds before ``/BleuCore/CentralManager/canSendWriteWithoutResponse(to:)``
     /// turns false. A write's slot frees when the peripheral's application has received it.
     public var writeWithoutResponseQueueDepth: Int
     /// Notifications and indications a peripheral holds before `updateValue` returns `false`.
@@ -74,7 +74,7 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
     /// Prepared writes a server queues before answering Prepare Queue Full (0x09).
     public var prepareQueueLimit: Int
     /// Operations one link queues behind the one in progress before operations fail with
-    /// ``BleuCore/BleuError/limitReached(_:)``.
+    /// ``/BleuCore/BleuError/limitReached(_:)``.
     public var maximumQueuedOperations: Int
     /// Connections (established or being established) one central holds.
     public var maximumConnectionsPerCentral: Int
@@ -203,7 +203,7 @@ extension EmulatorConfiguration {
     /// The longest connection interval (4 s).
     public static let maximumConnectionInterval: Duration = .seconds(4)
 
-    /// Throws ``BleuCore/BleuError/invalidState(_:)`` naming the first knob outside its range.
+    /// Throws ``/BleuCore/BleuError/invalidState(_:)`` naming the first knob outside its range.
     public func validate() throws(BleuError) {
         if let problem = problems().first { throw .invalidState("emulator configuration: \(problem)") }
     }

@@ -11,7 +11,7 @@ public struct FaultRates: Sendable, Hashable, Codable {
     /// The ATT error injected into reads and writes.
     public var injectedError: ATTError
     /// The probability, per PDU sent, that the link is lost (reported after the supervision
-    /// timeout with ``DisconnectReason/supervisionTimeout``).
+    /// timeout with ``/BleuCore/DisconnectReason/supervisionTimeout``).
     public var linkLoss: Double
 
     /// Fault rates; each parameter sets the property of the same name.

@@ -2,14 +2,14 @@ import BleuATT
 import BleuCore
 import Foundation
 
-/// The central role on an ``EmulatorBus``: BleuCore's ``BleuCore/CentralManager`` with
+/// The central role on an ``EmulatorBus``: BleuCore's ``/BleuCore/CentralManager`` with
 /// CoreBluetooth's semantics, on the emulator's link model.
 ///
 /// A central knows each peripheral under an identifier of its own (random per bus, stable
 /// for the bus's lifetime, never chosen by the peripheral), as on real hardware.
 ///
 /// The central lives as long as its manager: when the last reference goes, its scan stops
-/// and its connections end (the peripherals see ``BleuCore/DisconnectReason/remoteUserTerminated``)
+/// and its connections end (the peripherals see ``/BleuCore/DisconnectReason/remoteUserTerminated``)
 /// — unless it was created with a restore identifier, in which case they wait for the manager
 /// that restores it.
 public final class EmulatedCentralManager: CentralManager {
@@ -42,7 +42,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// Creates a central on `bus`. With a `restoreIdentifier` that a central on this bus used
     /// before, the new manager takes over that central's state — its connections (usable at
     /// once), scan and subscriptions — and its event streams start with
-    /// ``BleuCore/CentralEvent/willRestoreState(_:)``; a predecessor still alive stops working.
+    /// ``/BleuCore/CentralEvent/willRestoreState(_:)``; a predecessor still alive stops working.
     public init(bus: EmulatorBus, restoreIdentifier: String? = nil, options: Options = Options()) {
         self.bus = bus
         self.restoreIdentifier = restoreIdentifier

@@ -2,7 +2,7 @@ import BleuATT
 import BleuCore
 import Foundation
 
-/// The peripheral role on an ``EmulatorBus``: BleuCore's ``BleuCore/PeripheralManager``
+/// The peripheral role on an ``EmulatorBus``: BleuCore's ``/BleuCore/PeripheralManager``
 /// with CoreBluetooth's semantics. The application answers every read and write of a
 /// characteristic that has no static value; the emulator enforces properties, permissions,
 /// lengths and security before a request reaches it.
@@ -39,7 +39,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 
     /// Creates a peripheral on `bus`. With a `restoreIdentifier` that a peripheral on this bus
     /// used before, the new manager takes over its services (same handles), advertising and
-    /// connections, and its event streams start with ``BleuCore/PeripheralEvent/willRestoreState(_:)``.
+    /// connections, and its event streams start with ``/BleuCore/PeripheralEvent/willRestoreState(_:)``.
     public init(bus: EmulatorBus, restoreIdentifier: String? = nil, options: Options = Options()) {
         self.bus = bus
         self.restoreIdentifier = restoreIdentifier
@@ -127,7 +127,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// Queues a notification (or indication) of `value` for the subscribed centrals.
     ///
     /// Returns `false`, queuing nothing, when the notification queue is full;
-    /// ``BleuCore/PeripheralEvent/readyToUpdateSubscribers`` follows when it drains. A value
+    /// ``/BleuCore/PeripheralEvent/readyToUpdateSubscribers`` follows when it drains. A value
     /// longer than a central's ATT MTU − 3 (``maximumUpdateValueLength(for:)``) is refused for
     /// that central: nothing goes to it, the bus's trace records a
     /// ``LinkTraceEvent/Kind/refused`` event, and the call still returns `true` (retrying would
@@ -166,8 +166,8 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 
     /// Ends the connection to a central from the peripheral's side (as a BLE peripheral may;
     /// CoreBluetooth offers no call for it). The central reports
-    /// ``BleuCore/DisconnectReason/remoteUserTerminated``, this side
-    /// ``BleuCore/DisconnectReason/localHostTerminated``. Returns once the link is down.
+    /// ``/BleuCore/DisconnectReason/remoteUserTerminated``, this side
+    /// ``/BleuCore/DisconnectReason/localHostTerminated``. Returns once the link is down.
     public func disconnect(_ central: UUID) async {
         _ = try? await bus.perform { engine, id throws(BleuError) in
             guard let link = engine.peripherals[key]?.links.values.first(where: { engine.links[$0]?.centralID == central }) else {

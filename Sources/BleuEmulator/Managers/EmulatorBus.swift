@@ -33,7 +33,7 @@ public final class EmulatorBus: Sendable {
     public static let shared = EmulatorBus(configuration: .default)
 
     /// Creates a bus. With ``EmulatorConfiguration/Timing/realistic`` timing, PDUs are
-    /// delivered at connection events on `clock` (pass a ``ManualClock`` to run in virtual
+    /// delivered at connection events on `clock` (pass a ``/BleuCore/ManualClock`` to run in virtual
     /// time); with ``EmulatorConfiguration/Timing/instant`` timing the clock only arms timeouts.
     public init(configuration: EmulatorConfiguration = .instant, clock: any Clock<Duration> = ContinuousClock()) {
         let normalized = configuration.normalized()
@@ -86,11 +86,11 @@ public final class EmulatorBus: Sendable {
     /// permission. Leaving `poweredOn` ends its connections, fails connection attempts and
     /// ends its scan with the state's error. The connections end with reasons that say why:
     /// - `poweredOff` (and `resetting`, `unsupported`, `unknown`): the radio is gone; the
-    ///   central reports ``BleuCore/DisconnectReason/poweredOff``, the peripheral HCI 0x15
+    ///   central reports ``/BleuCore/DisconnectReason/poweredOff``, the peripheral HCI 0x15
     ///   (Remote Device Terminated Connection due to Power Off).
     /// - `unauthorized`: the radio stays on and the system disconnects the application; the
-    ///   central reports ``BleuCore/DisconnectReason/localHostTerminated``, the peripheral
-    ///   ``BleuCore/DisconnectReason/remoteUserTerminated``.
+    ///   central reports ``/BleuCore/DisconnectReason/localHostTerminated``, the peripheral
+    ///   ``/BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of central: EmulatedCentralManager) {
         withEngine { $0.setState(state, ofCentral: central.key) }
     }
@@ -98,23 +98,23 @@ public final class EmulatorBus: Sendable {
     /// Changes a peripheral's radio state. Leaving `poweredOn` stops advertising, ends its
     /// connections and clears its services and PSMs, as CoreBluetooth does. The reasons are
     /// those of a central's state change with the roles swapped: powered off (or another
-    /// state without a radio), the peripheral reports ``BleuCore/DisconnectReason/poweredOff`` and the central
-    /// HCI 0x15; unauthorized, ``BleuCore/DisconnectReason/localHostTerminated`` and
-    /// ``BleuCore/DisconnectReason/remoteUserTerminated``.
+    /// state without a radio), the peripheral reports ``/BleuCore/DisconnectReason/poweredOff`` and the central
+    /// HCI 0x15; unauthorized, ``/BleuCore/DisconnectReason/localHostTerminated`` and
+    /// ``/BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of peripheral: EmulatedPeripheralManager) {
         withEngine { $0.setState(state, ofPeripheral: peripheral.key) }
     }
 
     /// Places a peripheral `meters` from every central. RSSI follows
     /// ``EmulatorConfiguration/rssi``; past its range the peripheral is not heard and its links
-    /// are lost (both sides report ``BleuCore/DisconnectReason/supervisionTimeout``).
+    /// are lost (both sides report ``/BleuCore/DisconnectReason/supervisionTimeout``).
     public func setDistance(_ meters: Double, of peripheral: EmulatedPeripheralManager) {
         withEngine { $0.setDistance(meters, ofPeripheral: peripheral.key) }
     }
 
     /// Loses the link between a central and a peripheral (`peripheral` as the central knows
     /// it): nothing gets through any more, and after the supervision timeout (at once with
-    /// instant timing) both sides report ``BleuCore/DisconnectReason/supervisionTimeout``.
+    /// instant timing) both sides report ``/BleuCore/DisconnectReason/supervisionTimeout``.
     public func loseLink(between central: EmulatedCentralManager, and peripheral: UUID) {
         withEngine { engine in
             guard let key = engine.centrals[central.key]?.known[peripheral],

@@ -4,7 +4,7 @@ import Foundation
 /// The typed GATT client of one connected peripheral: discovers services as the types that
 /// declare them, then reads, writes and subscribes with values, never bare bytes.
 ///
-/// It runs on any backend: it talks only to a ``BleuCore/CentralManager``.
+/// It runs on any backend: it talks only to a ``/BleuCore/CentralManager``.
 ///
 /// ```swift
 /// try await central.connect(peripheral)

@@ -3,7 +3,7 @@ import Foundation
 
 /// Why a typed GATT operation failed before or after the radio did its part. Errors of the
 /// radio itself (not connected, an ATT error from the peer, a timeout) arrive as
-/// ``BleuCore/BleuError`` unchanged.
+/// ``/BleuCore/BleuError`` unchanged.
 public enum GATTError: Error, Sendable, Hashable {
     /// What a central tried to do with a characteristic.
     public enum Operation: String, Sendable, Hashable {

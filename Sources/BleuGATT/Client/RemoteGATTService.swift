@@ -47,7 +47,7 @@ public struct RemoteGATTService: Sendable {
 
     /// Reads a characteristic as its type. Throws ``GATTError/notPermitted(characteristic:operation:properties:)``
     /// when it is not readable, ``GATTError/decodingFailed(_:)`` (saying what was expected and
-    /// what came) when the peripheral's bytes are not a valid value, or the radio's ``BleuCore/BleuError``.
+    /// what came) when the peripheral's bytes are not a valid value, or the radio's ``/BleuCore/BleuError``.
     public func read<Value>(_ characteristic: Characteristic<Value>) async throws -> Value {
         let remote = try remote(characteristic)
         guard remote.properties.contains(.read) else {
@@ -66,8 +66,8 @@ public struct RemoteGATTService: Sendable {
     /// while the radio's send queue is full (flow control) rather than failing. Throws
     /// ``GATTError/encodingFailed(_:)`` for a value the layout cannot carry (nothing is sent),
     /// ``GATTError/notPermitted(characteristic:operation:properties:)`` when the
-    /// characteristic does not allow the write type, or the radio's ``BleuCore/BleuError`` —
-    /// ``BleuCore/BleuError/att(_:)`` with the peripheral's answer to a value it refused.
+    /// characteristic does not allow the write type, or the radio's ``/BleuCore/BleuError`` —
+    /// ``/BleuCore/BleuError/att(_:)`` with the peripheral's answer to a value it refused.
     public func write<Value>(_ value: Value, to characteristic: Characteristic<Value>, type: WriteType? = nil) async throws {
         let remote = try remote(characteristic)
         let data: Data

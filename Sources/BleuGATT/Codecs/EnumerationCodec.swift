@@ -2,7 +2,7 @@ import BleuCore
 
 /// A Swift enumeration with integer raw values, as the SIG's enumerated fields: the raw value
 /// little-endian in its type's width. An unknown raw value is
-/// ``GATTCodecError/Kind/valueNotAllowed`` — answered with ``BleuCore/ATTError/valueNotAllowed``
+/// ``GATTCodecError/Kind/valueNotAllowed`` — answered with ``/BleuCore/ATTError/valueNotAllowed``
 /// unless a service names another error (the Heart Rate Control Point answers 0x80).
 public struct EnumerationCodec<Enumeration: RawRepresentable & Sendable>: GATTCodec
 where Enumeration.RawValue: FixedWidthInteger & Sendable {

@@ -7,10 +7,10 @@ import BleuCore
 /// `Heart Rate Measurement › Energy Expended: expected 2 bytes (uint16), found 1 byte`.
 ///
 /// ``attError`` is the Attribute Protocol error a GATT server answers a malformed write with:
-/// ``BleuCore/ATTError/invalidAttributeValueLength`` (0x0D) for a wrong length,
-/// ``BleuCore/ATTError/valueNotAllowed`` (0x13) for a value the specification does not allow, or the
+/// ``/BleuCore/ATTError/invalidAttributeValueLength`` (0x0D) for a wrong length,
+/// ``/BleuCore/ATTError/valueNotAllowed`` (0x13) for a value the specification does not allow, or the
 /// error a service specification names instead (an application error 0x80–0x9F, or
-/// ``BleuCore/ATTError/outOfRange`` 0xFF), set with ``answering(with:)``.
+/// ``/BleuCore/ATTError/outOfRange`` 0xFF), set with ``answering(with:)``.
 public struct GATTCodecError: Error, Sendable, Hashable {
     /// What was wrong with the bytes or the value.
     public enum Kind: String, Sendable, Hashable {
@@ -70,7 +70,7 @@ public struct GATTCodecError: Error, Sendable, Hashable {
 }
 
 extension GATTCodecError.Kind {
-    /// ``BleuCore/ATTError/invalidAttributeValueLength`` for a wrong length, ``BleuCore/ATTError/valueNotAllowed``
+    /// ``/BleuCore/ATTError/invalidAttributeValueLength`` for a wrong length, ``/BleuCore/ATTError/valueNotAllowed``
     /// for a value not allowed.
     public var defaultATTError: ATTError {
         switch self {

@@ -1,8 +1,8 @@
 import BleuCore
 
 /// Another codec, restricted to a range of values both ways: a value outside is
-/// ``GATTCodecError/Kind/valueNotAllowed``, answered with ``BleuCore/ATTError/valueNotAllowed`` unless
-/// a service names another error (such as ``BleuCore/ATTError/outOfRange``). Build one with
+/// ``GATTCodecError/Kind/valueNotAllowed``, answered with ``/BleuCore/ATTError/valueNotAllowed`` unless
+/// a service names another error (such as ``/BleuCore/ATTError/outOfRange``). Build one with
 /// ``GATTCodec/restricted(to:answering:)``; ``GATTCodec/percentage`` is one.
 public struct RangeCheckedCodec<Base: GATTCodec>: GATTCodec where Base.Value: Comparable {
     /// The codec that reads and writes the bytes.
@@ -40,7 +40,7 @@ public struct RangeCheckedCodec<Base: GATTCodec>: GATTCodec where Base.Value: Co
 
 extension GATTCodec where Value: Comparable {
     /// This codec, allowing only values in `range`; others are rejected both ways and
-    /// answered with `attError` (``BleuCore/ATTError/valueNotAllowed`` by default).
+    /// answered with `attError` (``/BleuCore/ATTError/valueNotAllowed`` by default).
     public func restricted(to range: ClosedRange<Value>, answering attError: ATTError = .valueNotAllowed)
         -> RangeCheckedCodec<Self>
     {

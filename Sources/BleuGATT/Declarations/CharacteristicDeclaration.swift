@@ -2,7 +2,7 @@ import BleuCore
 import Foundation
 
 /// A characteristic as a service declares it, whatever its value type: what a
-/// ``ServiceDeclaration`` holds and turns into a ``BleuCore/CharacteristicDefinition``. Make one from a
+/// ``ServiceDeclaration`` holds and turns into a ``/BleuCore/CharacteristicDefinition``. Make one from a
 /// ``Characteristic`` with ``Characteristic/declaration`` or, with a static value,
 /// ``Characteristic/value(_:)``.
 public struct CharacteristicDeclaration: Sendable, Hashable {
@@ -31,7 +31,7 @@ public struct CharacteristicDeclaration: Sendable, Hashable {
         self.value = value
     }
 
-    /// The definition a ``BleuCore/PeripheralManager`` hosts. Throws ``BleuCore/BleuError/invalidState(_:)`` for a
+    /// The definition a ``/BleuCore/PeripheralManager`` hosts. Throws ``/BleuCore/BleuError/invalidState(_:)`` for a
     /// static value on a characteristic that can be written, notified or indicated (backends
     /// serve static values only for read-only characteristics, as CoreBluetooth does).
     public func definition() throws(BleuError) -> CharacteristicDefinition {

@@ -109,7 +109,7 @@ public struct PresentationFormat: GATTStructure, Hashable {
         writer.writeInteger(description)
     }
 
-    /// The descriptor, ready for a ``BleuCore/CharacteristicDefinition``.
+    /// The descriptor, ready for a ``/BleuCore/CharacteristicDefinition``.
     public var descriptor: DescriptorDefinition {
         // Every field is a fixed-width integer the layout carries whole, so encoding cannot fail.
         var writer = GATTWriter()

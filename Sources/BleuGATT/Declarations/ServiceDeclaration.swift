@@ -1,7 +1,7 @@
 import BleuCore
 
 /// A service and the characteristics it declares, ready to become the
-/// ``BleuCore/ServiceDefinition`` any backend hosts:
+/// ``/BleuCore/ServiceDefinition`` any backend hosts:
 ///
 /// ```swift
 /// let info = try ServiceDeclaration(BluetoothUUID.Service.deviceInformation) {
@@ -39,7 +39,7 @@ public struct ServiceDeclaration: Sendable, Hashable {
         self.init(uuid, isPrimary: isPrimary, includes: includedServices, characteristics: try characteristics())
     }
 
-    /// The definition a ``BleuCore/PeripheralManager`` hosts. Throws ``BleuCore/BleuError/invalidState(_:)``
+    /// The definition a ``/BleuCore/PeripheralManager`` hosts. Throws ``/BleuCore/BleuError/invalidState(_:)``
     /// for a static value on a characteristic that is not read-only.
     public func definition() throws(BleuError) -> ServiceDefinition {
         var definitions: [CharacteristicDefinition] = []

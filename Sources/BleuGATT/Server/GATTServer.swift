@@ -2,7 +2,7 @@ import BleuCore
 import Foundation
 
 /// The typed GATT server of a peripheral: hosts services with typed handlers and answers
-/// every request to them, on any backend (it talks only to a ``BleuCore/PeripheralManager``).
+/// every request to them, on any backend (it talks only to a ``/BleuCore/PeripheralManager``).
 ///
 /// ```swift
 /// let server = GATTServer(peripheral: peripheral)
@@ -15,11 +15,11 @@ import Foundation
 /// Values are decoded and validated before a handler sees them: a malformed or out-of-range
 /// write is answered with its codec's ATT error (0x0D invalid length, 0x13 value not allowed,
 /// or a service's application error) and never passed on; a handler that throws an
-/// ``BleuCore/ATTError`` answers with it. A write without response that does not decode is
+/// ``/BleuCore/ATTError`` answers with it. A write without response that does not decode is
 /// dropped (there is no one to answer) and counted in ``droppedCommands``. A read of a
 /// characteristic without a read handler gets the last value written, notified or set (and
-/// ``BleuCore/ATTError/unlikelyError`` before there is one); a write to one without a write
-/// handler is answered ``BleuCore/ATTError/writeNotPermitted`` — register
+/// ``/BleuCore/ATTError/unlikelyError`` before there is one); a write to one without a write
+/// handler is answered ``/BleuCore/ATTError/writeNotPermitted`` — register
 /// ``GATTServiceHandlers/acceptWrites(_:)`` to accept valid values as they are.
 ///
 /// The server answers only requests to the services it hosts, so other components may serve
@@ -27,7 +27,7 @@ import Foundation
 /// applied as the specification asks, atomically (Core Spec Vol 3 Part F §3.4.6.3): every
 /// value or none. A batch that also writes characteristics this server does not host (a
 /// reliable write spanning another component's service) cannot be applied atomically, so the
-/// server writes none of it and answers ``BleuCore/ATTError/requestNotSupported`` (0x06) —
+/// server writes none of it and answers ``/BleuCore/ATTError/requestNotSupported`` (0x06) —
 /// write such characteristics in separate procedures. The server serves while it exists: keep
 /// a reference, or call ``stop()``.
 public final class GATTServer: Sendable {
@@ -104,7 +104,7 @@ public final class GATTServer: Sendable {
     // MARK: Hosting
 
     /// Hosts a service type with every characteristic it declares, and these handlers.
-    /// Throws ``BleuCore/BleuError/invalidState(_:)`` for a handler of a characteristic the
+    /// Throws ``/BleuCore/BleuError/invalidState(_:)`` for a handler of a characteristic the
     /// service does not declare or whose properties do not allow it, or what the radio throws.
     public func host<Service: GATTService>(_ service: Service.Type,
                                            handlers configure: (inout GATTServiceHandlers) -> Void = { _ in })

@@ -7,8 +7,8 @@ import Foundation
 /// A handler receives values already decoded and validated: a write that is too short, too
 /// long or out of range is answered with the ATT error its codec names (0x0D, 0x13, or a
 /// service's application error) and never reaches the handler. A handler refuses a value by
-/// throwing an ``BleuCore/ATTError`` — usually an application error (0x80–0x9F) the service
-/// defines; any other error is answered with ``BleuCore/ATTError/unlikelyError``.
+/// throwing an ``/BleuCore/ATTError`` — usually an application error (0x80–0x9F) the service
+/// defines; any other error is answered with ``/BleuCore/ATTError/unlikelyError``.
 ///
 /// ```swift
 /// let hosted = try await server.host(HeartRateService.self) { handlers in
@@ -70,7 +70,7 @@ public struct GATTServiceHandlers: Sendable {
     /// Accepts every valid value a central writes to `characteristic` without a handler of
     /// your own: the value becomes what reads without a read handler get. (A writable
     /// characteristic with no write handler at all answers writes with
-    /// ``BleuCore/ATTError/writeNotPermitted``: the server has no codec to validate them with.)
+    /// ``/BleuCore/ATTError/writeNotPermitted``: the server has no codec to validate them with.)
     public mutating func acceptWrites<Value>(_ characteristic: Characteristic<Value>) {
         onWrite(characteristic) { _, _ in }
     }

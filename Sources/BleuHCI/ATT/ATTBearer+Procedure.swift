@@ -3,8 +3,8 @@ import BleuCore
 
 extension ATTBearer {
     /// Runs a GATT client procedure to its end over this bearer: sends each request BleuATT's
-    /// ``GATTProcedure`` asks for and feeds it the answers — the same procedure the emulator's
-    /// links run. A failure arrives as the ``BleuError`` the procedure names.
+    /// ``/BleuATT/GATTProcedure`` asks for and feeds it the answers — the same procedure the emulator's
+    /// links run. A failure arrives as the ``/BleuCore/BleuError`` the procedure names.
     public func run(_ kind: GATTProcedure.Kind, mtu: Int) async throws -> GATTProcedure.Outcome {
         var procedure = GATTProcedure(kind, mtu: mtu)
         var step = procedure.start()

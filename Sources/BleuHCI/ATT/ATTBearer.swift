@@ -48,8 +48,8 @@ public actor ATTBearer {
         if case .dropped = notificationSink.yield(notification) { droppedNotifications += 1 }
     }
 
-    /// Sends a request and returns the server's response — an ``ATTPDU/errorResponse(requestOpcode:handle:error:)``
-    /// included. Waits for any earlier request to finish first. Throws ``BleuError/timeout(operation:)``
+    /// Sends a request and returns the server's response — an ``/BleuATT/ATTPDU/errorResponse(requestOpcode:handle:error:)``
+    /// included. Waits for any earlier request to finish first. Throws ``/BleuCore/BleuError/timeout(operation:)``
     /// when no response comes in time (and for every request after that).
     public func request(_ pdu: ATTPDU) async throws -> ATTPDU {
         if let deadReason { throw BleuError.timeout(operation: deadReason) }

@@ -1,7 +1,7 @@
 import BleuCore
 import Foundation
 
-/// The central role of an ``HCIRadio``: BleuCore's ``BleuCore/CentralManager`` on a real (or
+/// The central role of an ``HCIRadio``: BleuCore's ``/BleuCore/CentralManager`` on a real (or
 /// virtual) controller, so everything above the radio seam — typed GATT, the actor system, the
 /// orchestrator — runs on Linux with a controller of its own.
 ///
@@ -16,7 +16,7 @@ import Foundation
 /// across runs (a peer with a resolvable private address gets a new one as its address changes).
 /// The MTU is exchanged on every connection (up to ``HCIRadioConfiguration/attMTU``). There is
 /// no state restoration: the process owns the controller, so ``events()`` never reports
-/// ``BleuCore/CentralEvent/willRestoreState(_:)``. There is no pairing yet (no Security
+/// ``/BleuCore/CentralEvent/willRestoreState(_:)``. There is no pairing yet (no Security
 /// Manager): encrypted attributes answer with their ATT error.
 public final class HCICentralManager: CentralManager {
     /// The radio this manager drives (it may also carry an ``HCIPeripheralManager``).

@@ -7,7 +7,7 @@ struct ChannelKey: Hashable, Sendable {
     var cid: UInt16
 }
 
-/// An LE credit-based channel of an ``HCIRadio``: BleuCore's ``BleuCore/L2CAPChannel``. SDUs
+/// An LE credit-based channel of an ``HCIRadio``: BleuCore's ``/BleuCore/L2CAPChannel``. SDUs
 /// go out as K-frames, each on one of the peer's credits (``send(_:)`` waits for credits).
 /// The peer gets a credit back at once for a K-frame that does not end an SDU, and for the one
 /// that does once ``incoming``'s consumer took the SDU: so at most

@@ -1,7 +1,7 @@
 import BleuCore
 import Foundation
 
-/// The peripheral role of an ``HCIRadio``: BleuCore's ``BleuCore/PeripheralManager`` on a real
+/// The peripheral role of an ``HCIRadio``: BleuCore's ``/BleuCore/PeripheralManager`` on a real
 /// (or virtual) controller.
 ///
 /// Services go into the radio's GATT database after the GAP (Device Name, Appearance) and GATT

@@ -33,7 +33,7 @@ extension HCIRadio {
 
     /// Asks for new connection parameters (LE Connection Update) and returns once the controller
     /// reports them. Throws ``HCIHostError`` when the controller refuses the command or does not
-    /// answer it, ``BleuCore/BleuError/timeout(operation:)`` when the update never completes.
+    /// answer it, ``/BleuCore/BleuError/timeout(operation:)`` when the update never completes.
     public func updateConnection(of peer: UUID, _ parameters: LEConnectionParameters) async throws {
         let link = try anyLink(peer)
         _ = try await host.send(.leConnectionUpdate(handle: link.handle, parameters))

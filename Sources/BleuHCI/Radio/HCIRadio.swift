@@ -116,7 +116,7 @@ public actor HCIRadio {
     }
 
     /// Resets and initialises the controller (``HCIHost/start()``), takes the configured address,
-    /// and powers the radio on: both managers see ``BleuCore/ManagerState/poweredOn``. Throws
+    /// and powers the radio on: both managers see ``/BleuCore/ManagerState/poweredOn``. Throws
     /// ``HCIHostError`` when the controller does not come up.
     @discardableResult
     public func start() async throws -> ControllerInfo {
@@ -155,9 +155,9 @@ public actor HCIRadio {
         return info
     }
 
-    /// Stops the radio: connections end (``BleuCore/DisconnectReason/poweredOff``), scans and
+    /// Stops the radio: connections end (``/BleuCore/DisconnectReason/poweredOff``), scans and
     /// advertising stop, the transport closes, and both managers see
-    /// ``BleuCore/ManagerState/poweredOff``.
+    /// ``/BleuCore/ManagerState/poweredOff``.
     public func stop() async {
         guard state == .poweredOn else { return }
         if scan != nil { await stopScan() }

@@ -47,13 +47,13 @@ public struct HCIRadioConfiguration: Sendable {
     /// a peripheral is reported once with both merged.
     public var scanResponseWait: Duration
     /// Writes without response a connection holds, not yet sent by the controller, before
-    /// ``BleuCore/CentralManager/canSendWriteWithoutResponse(to:)`` turns false.
+    /// ``/BleuCore/CentralManager/canSendWriteWithoutResponse(to:)`` turns false.
     public var writeWithoutResponseQueueDepth: Int
     /// Notifications a connection holds, not yet sent by the controller, before
-    /// ``BleuCore/PeripheralManager/updateValue(_:for:onSubscribedCentrals:)`` returns false.
+    /// ``/BleuCore/PeripheralManager/updateValue(_:for:onSubscribedCentrals:)`` returns false.
     public var notificationQueueDepth: Int
     /// Values a subscription stream holds for a slow consumer before it ends with
-    /// ``BleuCore/BleuError/bufferOverflow(_:)``.
+    /// ``/BleuCore/BleuError/bufferOverflow(_:)``.
     public var valueStreamLimit: Int
     /// The ATT transaction timeout (Vol 3 Part F §3.3.3: 30 s).
     public var attTimeout: Duration
@@ -61,7 +61,7 @@ public struct HCIRadioConfiguration: Sendable {
     /// answers it with Unlikely Error itself (the central would otherwise wait out its 30 s).
     public var requestAnswerTimeout: Duration
     /// Connections (both roles) held at most; a central's connect beyond that throws
-    /// ``BleuCore/BleuError/limitReached(_:)``.
+    /// ``/BleuCore/BleuError/limitReached(_:)``.
     public var maxConnections: Int
     /// How long a connection update or PHY update may take to complete, once the controller
     /// accepted the command.

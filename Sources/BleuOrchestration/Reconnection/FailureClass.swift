@@ -16,7 +16,7 @@ public enum FailureClass: String, Sendable, Hashable, Codable, CaseIterable {
     /// Anything else. Retried with backoff.
     case unknown
 
-    /// Classifies an error thrown by a ``BleuCore/CentralManager`` operation.
+    /// Classifies an error thrown by a ``/BleuCore/CentralManager`` operation.
     public static func classify(_ error: any Error) -> FailureClass {
         guard let error = error as? BleuError else { return .unknown }
         switch error {

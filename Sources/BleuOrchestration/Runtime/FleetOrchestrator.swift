@@ -49,6 +49,8 @@ public actor FleetOrchestrator {
 
     /// Creates an orchestrator on `central`.
     /// - Parameters:
+    ///   - central: the radio the devices are reached through (any backend's central).
+    ///   - configuration: the devices' profile, the pool, the backoff and the queues.
     ///   - clock: the clock of timers and backoff (a test passes a manual clock).
     ///   - seed: the seed of the jitter; `nil` draws one (read ``seed`` to replay).
     ///   - logger: where structured logs go; each carries the session and device identifiers.

@@ -5,7 +5,7 @@
 /// Computed by slicing-by-16 over 64-bit little-endian loads, in portable Swift, so no platform
 /// needs zlib. (Measured here: about 2.2 GB/s, against 1.7 GB/s for slicing-by-8 and 3.7 GB/s for
 /// zlib 1.2.13's braided `crc32`; `bleu-bench wire` reports both.) Feed bytes incrementally with ``update(_:)-(UnsafeRawBufferPointer)`` and
-/// read ``value`` at any point, or use ``checksum(_:)`` for one buffer.
+/// read ``value`` at any point, or use ``checksum(_:)-(Bytes)`` for one buffer.
 public struct CRC32: Sendable, Hashable {
     /// The running register (the checksum before its final XOR).
     private var register: UInt32 = 0xFFFF_FFFF

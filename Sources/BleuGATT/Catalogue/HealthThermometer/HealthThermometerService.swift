@@ -20,7 +20,7 @@ public enum HealthThermometerService: GATTService {
 
     /// Measurement Interval (0x2A21): seconds between measurements, a `uint16` (1–65535, 0
     /// for no periodic measurement); read. A server that lets clients write it answers a value
-    /// outside its Valid Range with ``BleuCore/ATTError/outOfRange`` (0xFF): declare that with
+    /// outside its Valid Range with ``/BleuCore/ATTError/outOfRange`` (0xFF): declare that with
     /// `codec: IntegerCodec<UInt16>().restricted(to: 1...3600, answering: .outOfRange)` and
     /// ``Characteristic/with(properties:permissions:)``.
     public static let measurementInterval = Characteristic<UInt16>(

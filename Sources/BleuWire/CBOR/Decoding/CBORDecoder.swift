@@ -38,7 +38,7 @@ public struct CBORDecoder: Sendable {
         return try decode(type, from: value)
     }
 
-    /// Decodes a `T` from `data`. Throws as ``decode(_:from:)-([UInt8])``.
+    /// Decodes a `T` from `data`. Throws as ``decode(_:from:)-(_,[UInt8])``.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let value = try data.withUnsafeBytes { buffer in
             Result { () throws(CBORError) -> CBORValue in try CBORReader.parse(buffer, limits: limits) }
