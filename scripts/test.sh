@@ -86,7 +86,12 @@ fi
 echo "documentation: ok, no warnings ($((SECONDS - start)) s): .build/plugins/Swift-DocC/outputs/Bleu.doccarchive"
 
 echo "== Release build: distributed actors under whole-module optimisation (bleu demo, instant and realistic link)"
-swift build -c release --product bleu 2>&1 | tail -1
+if ! swift build -c release --product bleu >"$log" 2>&1; then
+    grep -E "error:" "$log" >&2 || tail -50 "$log" >&2
+    echo "error: the release build failed" >&2
+    exit 1
+fi
+tail -1 "$log"
 "$(swift build -c release --show-bin-path)/bleu" demo --instant --seconds 0.5 >/dev/null
 "$(swift build -c release --show-bin-path)/bleu" demo --seconds 0.5 >/dev/null
 echo "bleu demo (release): ok"
