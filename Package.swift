@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Bleu", targets: ["Bleu"]),
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .library(name: "BleuHCI", targets: ["BleuHCI"]),
+        .library(name: "CoreBluetoothEmulator", targets: ["CoreBluetoothEmulator"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
         .executable(name: "bleu", targets: ["BleuCLI"]),
     ],
@@ -50,6 +51,14 @@ let package = Package(
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
+        // CoreBluetooth's API (`EmulatedCB…` classes and delegates) on the emulator. On Linux it
+        // also provides CoreBluetooth's value types under their own names (`CBUUID`, `CBError`…).
+        .target(name: "CoreBluetoothEmulator", dependencies: ["BleuEmulator", "BleuCore", "BleuATT"]),
+        .testTarget(
+            name: "CoreBluetoothEmulatorTests",
+            dependencies: ["CoreBluetoothEmulator", "BleuEmulator", "BleuCore"],
+            resources: [.copy("Fixtures")]
+        ),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
         .target(name: "BleuWire"),
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
