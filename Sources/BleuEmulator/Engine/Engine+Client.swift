@@ -74,7 +74,7 @@ extension Engine {
             .read(handle: handle)
         case .write(let handle, let value):
             .write(handle: handle, value: Array(value))
-        case .configure(let characteristic, let bits):
+        case .configure(let characteristic, let bits, _):
             .configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle, descriptor: nil, bits: bits)
         }
     }
@@ -150,8 +150,8 @@ extension Engine {
             })
         case (.read, .value(let value)):
             return .data(Data(value))
-        case (.configure(let characteristic, let bits), .configured):
-            return configured(characteristic, bits: bits, on: link.id)
+        case (.configure(let characteristic, let bits, let sink), .configured):
+            return configured(characteristic, bits: bits, sink: sink, on: link.id)
         default:
             return .done
         }

@@ -103,7 +103,7 @@ extension Engine {
             let input = newStream(.channel(id, side: BusChannel.central), limit: configuration.l2cap.initialCredits)
             channels[id]?.ends[BusChannel.central].input = input
             channels[id]?.opener = nil
-            if let opener = channel.opener { succeed(opener, .channel(id)) }
+            if let opener = channel.opener { succeed(opener, .channel(id, input: input)) }
         case 0x0008 where configuration.pairing.pairsOnInsufficientSecurity && link.security < .encrypted:
             startSecurity(on: channel.link, required: .encrypted, resumption: .channelOpen(id))
         case 0x0008:

@@ -128,7 +128,8 @@ extension Engine {
 
     /// A configuration write completed: with notifications or indications on, the caller gets
     /// a new value stream; off, the characteristic's streams end.
-    mutating func configured(_ characteristic: RemoteCharacteristic, bits: UInt16, on linkID: Int) -> OperationResult {
+    mutating func configured(_ characteristic: RemoteCharacteristic, bits: UInt16, sink: StreamSink?,
+                             on linkID: Int) -> OperationResult {
         let handle = characteristic.valueHandle
         if bits == 0 {
             links[linkID]?.subscriptions.removeValue(forKey: handle)
@@ -136,12 +137,13 @@ extension Engine {
             return .done
         }
         links[linkID]?.subscriptions[handle] = characteristic
-        return .stream(addValueStream(handle: handle, on: linkID))
+        return .stream(addValueStream(handle: handle, on: linkID, sink: sink))
     }
 
     /// Another stream of an enabled characteristic's values.
-    mutating func addValueStream(handle: UInt16, on linkID: Int) -> Int {
-        let stream = newStream(.subscription(link: linkID, handle: handle), limit: configuration.subscriptionBufferLimit)
+    mutating func addValueStream(handle: UInt16, on linkID: Int, sink: StreamSink? = nil) -> Int {
+        let stream = newStream(.subscription(link: linkID, handle: handle), limit: configuration.subscriptionBufferLimit,
+                               sink: sink)
         links[linkID]?.valueStreams[handle, default: []].append(stream)
         return stream
     }

@@ -77,9 +77,9 @@ extension Engine {
     // MARK: Scanning
 
     /// Starts a scan (ending the one running) and returns its stream.
-    mutating func startScan(central key: Int, options: ScanOptions) -> Int {
+    mutating func startScan(central key: Int, options: ScanOptions, sink: StreamSink? = nil) -> Int {
         stopScan(central: key)
-        let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit)
+        let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit, sink: sink)
         let id = nextAttempt
         nextAttempt += 1
         centrals[key]?.scan = BusScan(id: id, options: options, stream: stream)

@@ -6,10 +6,10 @@ import Foundation
 /// buffers and back-pressure: when a consumer takes a value, the engine lets the link move
 /// the next one.
 extension Engine {
-    mutating func newStream(_ owner: ValueStream.Owner, limit: Int) -> Int {
+    mutating func newStream(_ owner: ValueStream.Owner, limit: Int, sink: StreamSink? = nil) -> Int {
         let id = nextStream
         nextStream += 1
-        streams[id] = ValueStream(owner: owner, limit: max(1, limit))
+        streams[id] = ValueStream(owner: owner, limit: max(1, limit), sink: sink)
         return id
     }
 
@@ -18,6 +18,10 @@ extension Engine {
     @discardableResult
     mutating func push(_ element: ValueStream.Element, to id: Int) -> Bool {
         guard var stream = streams[id], stream.end == nil else { return false }
+        if let sink = stream.sink {
+            sink(.element(element))
+            return true
+        }
         if let waiter = stream.waiter {
             stream.waiter = nil
             streams[id] = stream
@@ -41,6 +45,11 @@ extension Engine {
     /// Ends a stream after what it buffered: normally with a `nil` error, else with the error.
     mutating func endStream(_ id: Int, error: (any Error)?) {
         guard var stream = streams[id], stream.end == nil else { return }
+        if let sink = stream.sink {
+            streams[id] = nil
+            sink(.end(error))
+            return
+        }
         stream.end = .some(error)
         if let waiter = stream.waiter {
             stream.waiter = nil
@@ -80,6 +89,7 @@ extension Engine {
     mutating func removeStream(_ id: Int) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         stream.waiter?.resume(returning: nil)
+        stream.sink?(.end(nil))
         switch stream.owner {
         case .subscription(let link, let handle):
             links[link]?.valueStreams[handle]?.removeAll { $0 == id }

@@ -42,7 +42,9 @@ struct Engine {
     var channels: [Int: BusChannel] = [:]
     var nextChannel = 1
     var bonds: [BondKey: SecurityLevel] = [:]
-    var waiters: [OperationID: CheckedContinuation<OperationResult, any Error>] = [:]
+    /// Callers waiting on operations: each completion runs once, inside the engine (it must
+    /// not block or call back into the bus synchronously).
+    var waiters: [OperationID: OperationCompletion] = [:]
     /// Operations waiting for a link to finish terminating.
     var terminationWaiters: [Int: [OperationID]] = [:]
     var streams: [Int: ValueStream] = [:]
@@ -103,7 +105,7 @@ struct Engine {
 
     /// Resumes the caller waiting on an operation, once.
     mutating func complete(_ id: OperationID, _ result: Result<OperationResult, any Error>) {
-        waiters.removeValue(forKey: id)?.resume(with: result)
+        waiters.removeValue(forKey: id)?(result)
     }
 
     mutating func succeed(_ id: OperationID, _ value: OperationResult = .done) {

@@ -70,7 +70,8 @@ enum ClientOperationKind {
     case read(handle: UInt16)
     case write(handle: UInt16, value: Data)
     /// Finds the characteristic's CCCD and writes `bits` to it.
-    case configure(characteristic: RemoteCharacteristic, bits: UInt16)
+    /// With a `sink`, the new value stream pushes to it.
+    case configure(characteristic: RemoteCharacteristic, bits: UInt16, sink: StreamSink? = nil)
 
     var name: String {
         switch self {

@@ -64,7 +64,7 @@ public final class EmulatedCentralManager: CentralManager {
     }
 
     public var state: ManagerState {
-        get async { bus.withEngine { $0.centrals[key]?.state ?? .unknown } }
+        get async { currentState }
     }
 
     public func events() -> AsyncStream<CentralEvent> {
@@ -82,189 +82,375 @@ public final class EmulatedCentralManager: CentralManager {
     }
 
     public func stopScan() async {
+        stopScanning()
+    }
+
+    // MARK: Connections
+
+    public func connect(_ peripheral: UUID, timeout: Duration?) async throws {
+        try await bus.awaiting { connect(peripheral, timeout: timeout, id: $0, completion: $1) }
+    }
+
+    public func cancelConnection(_ peripheral: UUID) async {
+        _ = try? await bus.awaiting { cancelConnection(peripheral, id: $0, completion: $1) }
+    }
+
+    public func isConnected(_ peripheral: UUID) async -> Bool {
+        isConnectedNow(peripheral)
+    }
+
+    public func retrievePeripherals(withIdentifiers identifiers: [UUID]) async -> [KnownPeripheral] {
+        retrievePeripheralsNow(withIdentifiers: identifiers)
+    }
+
+    public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID]) async -> [KnownPeripheral] {
+        retrieveConnectedPeripheralsNow(withServices: services)
+    }
+
+    // MARK: Discovery
+
+    public func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
+        try await bus.awaiting { discoverServices(uuids, on: peripheral, id: $0, completion: $1) }
+    }
+
+    public func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
+        try await bus.awaiting { discoverIncludedServices(uuids, for: service, id: $0, completion: $1) }
+    }
+
+    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
+        try await bus.awaiting { discoverCharacteristics(uuids, for: service, id: $0, completion: $1) }
+    }
+
+    public func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
+        try await bus.awaiting { discoverDescriptors(for: characteristic, id: $0, completion: $1) }
+    }
+
+    // MARK: Reading and writing
+
+    public func read(_ characteristic: RemoteCharacteristic) async throws -> Data {
+        try await bus.awaiting { read(characteristic, id: $0, completion: $1) }
+    }
+
+    public func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
+        switch type {
+        case .withoutResponse:
+            try writeWithoutResponseNow(value, to: characteristic)
+        case .withResponse:
+            try await bus.awaiting { write(value, to: characteristic, id: $0, completion: $1) }
+        }
+    }
+
+    public func canSendWriteWithoutResponse(to peripheral: UUID) async -> Bool {
+        canSendWriteWithoutResponseNow(to: peripheral)
+    }
+
+    public func read(_ descriptor: RemoteDescriptor) async throws -> Data {
+        try await bus.awaiting { read(descriptor, id: $0, completion: $1) }
+    }
+
+    public func write(_ value: Data, to descriptor: RemoteDescriptor) async throws {
+        try await bus.awaiting { write(value, to: descriptor, id: $0, completion: $1) }
+    }
+
+    // MARK: Notifications
+
+    public func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
+        let stream: Int = try await bus.awaiting { id, completion in
+            beginSubscription(to: characteristic, sink: nil, id: id, completion: completion)
+        }
+        return bus.dataStream(stream)
+    }
+
+    public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
+        try await bus.awaiting { unsubscribe(from: characteristic, id: $0, completion: $1) }
+    }
+
+    // MARK: Link properties
+
+    public func attMTU(for peripheral: UUID) async throws -> Int {
+        try attMTUNow(for: peripheral)
+    }
+
+    public func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
+        try maximumWriteValueLengthNow(for: peripheral, type: type)
+    }
+
+    public func readRSSI(of peripheral: UUID) async throws -> Int {
+        try readRSSINow(of: peripheral)
+    }
+
+    // MARK: L2CAP
+
+    public func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel {
+        try await bus.awaiting { openL2CAPChannel(psm: psm, on: peripheral, id: $0, completion: $1) }
+    }
+
+    // MARK: The same operations without waiting (package: the delegate-style API's path)
+    //
+    // Each begins at once, in call order, and completes through `completion` inside the
+    // engine, in the engine's order; results and errors are those of the async calls above,
+    // which are built on these. `id` is the caller's operation number (`nil`: a new one).
+
+    /// The radio's state now.
+    package var currentState: ManagerState {
+        bus.withEngine { $0.centrals[key]?.state ?? .unknown }
+    }
+
+    /// Pushes everything ``events()`` would stream, in order, to `sink`; keep the returned
+    /// subscription to keep receiving.
+    package func events(sink: @escaping @Sendable (CentralEvent) -> Void) -> EventSubscription {
+        let hub = hub
+        let id = bus.withEngine { _ in hub.subscribe(sink: { event, handled in sink(event); handled() }) }
+        return EventSubscription { hub.unsubscribe(id) }
+    }
+
+    /// Starts a scan whose advertisements are pushed to `sink` (and its end, after
+    /// ``stopScanning()`` or a power loss). Throws as ``scan(_:)``.
+    package func scan(_ options: ScanOptions, sink: @escaping @Sendable (StreamDelivery<Advertisement>) -> Void) throws {
+        try bus.withEngine { engine throws(BleuError) in
+            _ = try engine.poweredCentral(key, generation: generation)
+            _ = engine.startScan(central: key, options: options, sink: { delivery in
+                switch delivery {
+                case .element(.advertisement(let advertisement)): sink(.element(advertisement))
+                case .element(.data): break
+                case .end(let error): sink(.end(error))
+                }
+            })
+        }
+    }
+
+    /// Stops the running scan, if any.
+    package func stopScanning() {
         bus.withEngine { engine in
             guard (try? engine.central(key, generation: generation)) != nil else { return }
             engine.stopScan(central: key)
         }
     }
 
-    // MARK: Connections
-
-    public func connect(_ peripheral: UUID, timeout: Duration?) async throws {
-        _ = try await bus.perform { engine, id throws(BleuError) in
+    package func connect(_ peripheral: UUID, timeout: Duration?, id: OperationID? = nil, completion: @escaping Completion<Void>) {
+        bus.begin(id ?? bus.newOperationID(), { engine, id throws(BleuError) in
             _ = try engine.central(key, generation: generation)
             try engine.connect(central: key, to: peripheral, timeout: timeout, operation: id)
-        }
+        }, completion: { completion($0.map { _ in }) })
     }
 
-    public func cancelConnection(_ peripheral: UUID) async {
-        _ = try? await bus.perform { engine, id throws(BleuError) in
+    package func cancelConnection(_ peripheral: UUID, id: OperationID? = nil, completion: @escaping Completion<Void>) {
+        bus.begin(id ?? bus.newOperationID(), { engine, id throws(BleuError) in
             _ = try engine.central(key, generation: generation)
             engine.cancelConnection(central: key, peripheralID: peripheral, operation: id)
-        }
+        }, completion: { completion($0.map { _ in }) })
     }
 
-    public func isConnected(_ peripheral: UUID) async -> Bool {
+    package func isConnectedNow(_ peripheral: UUID) -> Bool {
         bus.withEngine { engine in
             guard let node = engine.centrals[key], let known = node.known[peripheral], let link = node.links[known] else { return false }
             return engine.links[link]?.isUp == true
         }
     }
 
-    public func retrievePeripherals(withIdentifiers identifiers: [UUID]) async -> [KnownPeripheral] {
+    package func retrievePeripheralsNow(withIdentifiers identifiers: [UUID]) -> [KnownPeripheral] {
         bus.withEngine { engine in engine.retrievePeripherals(central: key, identifiers) }
     }
 
-    public func retrieveConnectedPeripherals(withServices services: [BluetoothUUID]) async -> [KnownPeripheral] {
+    package func retrieveConnectedPeripheralsNow(withServices services: [BluetoothUUID]) -> [KnownPeripheral] {
         bus.withEngine { engine in engine.retrieveConnectedPeripherals(central: key, services) }
     }
 
-    // MARK: Discovery
-
-    public func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
-        guard case .services(let services) = try await run(.discoverServices(filter: uuids), on: peripheral) else { return [] }
-        return services
-    }
-
-    public func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
-        guard case .services(let services) = try await run(.discoverIncluded(service: service, filter: uuids),
-                                                          on: service.peripheral) else { return [] }
-        return services
-    }
-
-    public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
-        guard case .characteristics(let found) = try await run(.discoverCharacteristics(service: service, filter: uuids),
-                                                              on: service.peripheral) else { return [] }
-        return found
-    }
-
-    public func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
-        guard case .descriptors(let found) = try await run(.discoverDescriptors(characteristic: characteristic),
-                                                          on: characteristic.peripheral) else { return [] }
-        return found
-    }
-
-    // MARK: Reading and writing
-
-    public func read(_ characteristic: RemoteCharacteristic) async throws -> Data {
-        guard case .data(let value) = try await run(.read(handle: characteristic.valueHandle),
-                                                    on: characteristic.peripheral) else { return Data() }
-        return value
-    }
-
-    public func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
-        switch type {
-        case .withoutResponse:
-            guard characteristic.properties.contains(.writeWithoutResponse) else {
-                throw BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes without response (its properties are \(characteristic.properties))")
-            }
-            try bus.withEngine { engine throws(BleuError) in
-                let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
-                let maximum = (engine.links[link]?.mtu ?? EmulatorConfiguration.minimumMTU) - 3
-                guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
-                try engine.writeWithoutResponse(value, handle: characteristic.valueHandle, on: link)
-            }
-        case .withResponse:
-            guard characteristic.properties.contains(.write) else {
-                throw BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes with response (its properties are \(characteristic.properties))")
-            }
-            _ = try await run(.write(handle: characteristic.valueHandle, value: value), on: characteristic.peripheral)
+    package func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID, id: OperationID? = nil,
+                                  completion: @escaping Completion<[RemoteService]>) {
+        run(.discoverServices(filter: uuids), on: peripheral, id: id, completion: completion) {
+            if case .services(let services) = $0 { services } else { [] }
         }
     }
 
-    public func canSendWriteWithoutResponse(to peripheral: UUID) async -> Bool {
+    package func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService, id: OperationID? = nil,
+                                          completion: @escaping Completion<[RemoteService]>) {
+        run(.discoverIncluded(service: service, filter: uuids), on: service.peripheral, id: id, completion: completion) {
+            if case .services(let services) = $0 { services } else { [] }
+        }
+    }
+
+    package func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService, id: OperationID? = nil,
+                                         completion: @escaping Completion<[RemoteCharacteristic]>) {
+        run(.discoverCharacteristics(service: service, filter: uuids), on: service.peripheral, id: id, completion: completion) {
+            if case .characteristics(let found) = $0 { found } else { [] }
+        }
+    }
+
+    package func discoverDescriptors(for characteristic: RemoteCharacteristic, id: OperationID? = nil,
+                                     completion: @escaping Completion<[RemoteDescriptor]>) {
+        run(.discoverDescriptors(characteristic: characteristic), on: characteristic.peripheral, id: id, completion: completion) {
+            if case .descriptors(let found) = $0 { found } else { [] }
+        }
+    }
+
+    package func read(_ characteristic: RemoteCharacteristic, id: OperationID? = nil, completion: @escaping Completion<Data>) {
+        run(.read(handle: characteristic.valueHandle), on: characteristic.peripheral, id: id, completion: completion) {
+            if case .data(let value) = $0 { value } else { Data() }
+        }
+    }
+
+    /// A write with response (long values as prepared writes).
+    package func write(_ value: Data, to characteristic: RemoteCharacteristic, id: OperationID? = nil,
+                       completion: @escaping Completion<Void>) {
+        guard characteristic.properties.contains(.write) else {
+            completion(.failure(BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes with response (its properties are \(characteristic.properties))")))
+            return
+        }
+        run(.write(handle: characteristic.valueHandle, value: value), on: characteristic.peripheral, id: id,
+            completion: completion) { _ in }
+    }
+
+    /// Queues a write without response, or throws as ``write(_:to:type:)`` does.
+    package func writeWithoutResponseNow(_ value: Data, to characteristic: RemoteCharacteristic) throws {
+        guard characteristic.properties.contains(.writeWithoutResponse) else {
+            throw BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes without response (its properties are \(characteristic.properties))")
+        }
+        try bus.withEngine { engine throws(BleuError) in
+            let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
+            let maximum = (engine.links[link]?.mtu ?? EmulatorConfiguration.minimumMTU) - 3
+            guard value.count <= maximum else { throw .valueTooLong(length: value.count, maximum: maximum) }
+            try engine.writeWithoutResponse(value, handle: characteristic.valueHandle, on: link)
+        }
+    }
+
+    package func canSendWriteWithoutResponseNow(to peripheral: UUID) -> Bool {
         bus.withEngine { engine in
             guard let link = try? engine.requireLink(central: key, generation: generation, peripheral: peripheral) else { return false }
             return engine.canSendWriteWithoutResponse(on: link)
         }
     }
 
-    public func read(_ descriptor: RemoteDescriptor) async throws -> Data {
-        guard case .data(let value) = try await run(.read(handle: descriptor.handle),
-                                                    on: descriptor.peripheral) else { return Data() }
-        return value
-    }
-
-    public func write(_ value: Data, to descriptor: RemoteDescriptor) async throws {
-        _ = try await run(.write(handle: descriptor.handle, value: value), on: descriptor.peripheral)
-    }
-
-    // MARK: Notifications
-
-    public func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
-        let bits: UInt16
-        if characteristic.properties.contains(.notify) {
-            bits = 0x0001
-        } else if characteristic.properties.contains(.indicate) {
-            bits = 0x0002
-        } else {
-            throw BleuError.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates")
+    package func read(_ descriptor: RemoteDescriptor, id: OperationID? = nil, completion: @escaping Completion<Data>) {
+        run(.read(handle: descriptor.handle), on: descriptor.peripheral, id: id, completion: completion) {
+            if case .data(let value) = $0 { value } else { Data() }
         }
-        let existing: Int? = try bus.withEngine { engine throws(BleuError) in
+    }
+
+    package func write(_ value: Data, to descriptor: RemoteDescriptor, id: OperationID? = nil, completion: @escaping Completion<Void>) {
+        run(.write(handle: descriptor.handle, value: value), on: descriptor.peripheral, id: id, completion: completion) { _ in }
+    }
+
+    /// Enables notifications (or indications) and pushes the values to `sink` from then on,
+    /// as ``subscribe(to:)`` streams them; the sink's end comes with the subscription's.
+    /// `completion` reports whether enabling succeeded.
+    package func subscribe(to characteristic: RemoteCharacteristic, id: OperationID? = nil,
+                           sink: @escaping @Sendable (StreamDelivery<Data>) -> Void, completion: @escaping Completion<Void>) {
+        beginSubscription(to: characteristic, sink: { delivery in
+            switch delivery {
+            case .element(.data(let value)): sink(.element(value))
+            case .element(.advertisement): break
+            case .end(let error): sink(.end(error))
+            }
+        }, id: id ?? bus.newOperationID(), completion: { completion($0.map { _ in }) })
+    }
+
+    package func unsubscribe(from characteristic: RemoteCharacteristic, id: OperationID? = nil, completion: @escaping Completion<Void>) {
+        bus.begin(id ?? bus.newOperationID(), { engine, id throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
-            guard engine.links[link]?.subscriptions[characteristic.valueHandle] != nil else { return nil }
-            return engine.addValueStream(handle: characteristic.valueHandle, on: link)
-        }
-        if let existing { return bus.dataStream(existing) }
-        guard case .stream(let stream) = try await run(.configure(characteristic: characteristic, bits: bits),
-                                                       on: characteristic.peripheral) else {
-            throw BleuError.invalidState("the subscription ended before it started")
-        }
-        return bus.dataStream(stream)
+            guard engine.links[link]?.subscriptions[characteristic.valueHandle] != nil else {
+                engine.succeed(id)
+                return
+            }
+            try enqueue(.configure(characteristic: characteristic, bits: 0), on: link, id: id, in: &engine)
+        }, completion: { completion($0.map { _ in }) })
     }
 
-    public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
-        let enabled = try bus.withEngine { engine throws(BleuError) in
-            let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
-            return engine.links[link]?.subscriptions[characteristic.valueHandle] != nil
-        }
-        guard enabled else { return }
-        _ = try await run(.configure(characteristic: characteristic, bits: 0), on: characteristic.peripheral)
-    }
-
-    // MARK: Link properties
-
-    public func attMTU(for peripheral: UUID) async throws -> Int {
+    package func attMTUNow(for peripheral: UUID) throws -> Int {
         try bus.withEngine { engine throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
             return engine.links[link]?.mtu ?? EmulatorConfiguration.minimumMTU
         }
     }
 
-    public func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
-        let mtu = try await attMTU(for: peripheral)
+    package func maximumWriteValueLengthNow(for peripheral: UUID, type: WriteType) throws -> Int {
+        let mtu = try attMTUNow(for: peripheral)
         return type == .withoutResponse ? mtu - 3 : AttributeAccess.maximumValueLength
     }
 
-    public func readRSSI(of peripheral: UUID) async throws -> Int {
+    package func readRSSINow(of peripheral: UUID) throws -> Int {
         try bus.withEngine { engine throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
             return engine.rssi(ofPeripheral: engine.links[link]?.peripheral ?? 0)
         }
     }
 
-    // MARK: L2CAP
-
-    public func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel {
-        guard case .channel(let channel) = try await bus.perform({ engine, id throws(BleuError) in
+    package func openL2CAPChannel(psm: UInt16, on peripheral: UUID, id: OperationID? = nil,
+                                  completion: @escaping Completion<any L2CAPChannel>) {
+        bus.begin(id ?? bus.newOperationID(), { engine, id throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
             engine.openChannel(psm: psm, on: link, operation: id)
-        }) else { throw BleuError.invalidState("the L2CAP channel did not open") }
-        let input = bus.withEngine { $0.channels[channel]?.ends[BusChannel.central].input } ?? -1
-        return EmulatedL2CAPChannel(bus: bus, channel: channel, side: BusChannel.central, psm: psm, peer: peripheral, input: input)
+        }, completion: { [bus] result in
+            completion(result.flatMap { outcome in
+                guard case .channel(let channel, let input) = outcome else {
+                    return .failure(BleuError.invalidState("the L2CAP channel did not open"))
+                }
+                return .success(EmulatedL2CAPChannel(bus: bus, channel: channel, side: BusChannel.central, psm: psm,
+                                                     peer: peripheral, input: input))
+            })
+        })
     }
 
     // MARK: Helpers
 
-    /// Queues an ATT operation on the link to `peripheral` and waits for its result.
-    private func run(_ kind: ClientOperationKind, on peripheral: UUID) async throws -> OperationResult {
-        try await bus.perform { engine, id throws(BleuError) in
-            let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
-            guard (engine.links[link]?.client.operations.count ?? 0) <= engine.configuration.maximumQueuedOperations else {
-                throw .limitReached("\(engine.configuration.maximumQueuedOperations) operations are queued on the link to \(peripheral)")
-            }
-            engine.enqueue(ClientOperation(id: id, kind: kind), on: link)
+    /// Subscribes: a second subscription to an enabled characteristic adds a stream at once;
+    /// the first writes the configuration descriptor. Completes with the new stream.
+    private func beginSubscription(to characteristic: RemoteCharacteristic, sink: StreamSink?, id: OperationID,
+                                   completion: @escaping Completion<Int>) {
+        let bits: UInt16
+        if characteristic.properties.contains(.notify) {
+            bits = 0x0001
+        } else if characteristic.properties.contains(.indicate) {
+            bits = 0x0002
+        } else {
+            completion(.failure(BleuError.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates")))
+            return
         }
+        bus.begin(id, { engine, id throws(BleuError) in
+            let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
+            if engine.links[link]?.subscriptions[characteristic.valueHandle] != nil {
+                engine.succeed(id, .stream(engine.addValueStream(handle: characteristic.valueHandle, on: link, sink: sink)))
+                return
+            }
+            try enqueue(.configure(characteristic: characteristic, bits: bits, sink: sink), on: link, id: id, in: &engine)
+        }, completion: { result in
+            completion(result.flatMap { outcome in
+                guard case .stream(let stream) = outcome else {
+                    return .failure(BleuError.invalidState("the subscription ended before it started"))
+                }
+                return .success(stream)
+            })
+        })
+    }
+
+    /// Begins an ATT operation on the link to `peripheral`; `extract` takes its result apart.
+    private func run<T>(_ kind: ClientOperationKind, on peripheral: UUID, id: OperationID?,
+                        completion: @escaping Completion<T>, _ extract: @escaping @Sendable (OperationResult) -> T) {
+        bus.begin(id ?? bus.newOperationID(), { engine, id throws(BleuError) in
+            let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
+            try enqueue(kind, on: link, id: id, in: &engine)
+        }, completion: { completion($0.map(extract)) })
+    }
+
+    /// Queues an ATT operation on a link, unless too many wait already.
+    private func enqueue(_ kind: ClientOperationKind, on link: Int, id: OperationID, in engine: inout Engine) throws(BleuError) {
+        guard (engine.links[link]?.client.operations.count ?? 0) <= engine.configuration.maximumQueuedOperations else {
+            throw .limitReached("\(engine.configuration.maximumQueuedOperations) operations are queued on the link to \(engine.links[link]?.peripheralID.uuidString ?? "?")")
+        }
+        engine.enqueue(ClientOperation(id: id, kind: kind), on: link)
+    }
+}
+
+/// Keeps a pushed event subscription alive; releasing it ends the subscription.
+package final class EventSubscription: Sendable {
+    private let end: @Sendable () -> Void
+
+    init(_ end: @escaping @Sendable () -> Void) {
+        self.end = end
+    }
+
+    deinit {
+        end()
     }
 }
 

@@ -56,7 +56,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     public var state: ManagerState {
-        get async { bus.withEngine { $0.peripherals[key]?.state ?? .unknown } }
+        get async { currentState }
     }
 
     public func events() -> AsyncStream<PeripheralEvent> {
@@ -66,60 +66,39 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     // MARK: Services
 
     public func add(_ service: ServiceDefinition) async throws -> PublishedService {
-        try bus.withEngine { engine throws(BleuError) in
-            _ = try engine.poweredPeripheral(key, generation: generation)
-            let published = try engine.peripherals[key]!.database.add(service)
-            engine.servicesChanged(peripheral: key)
-            return published
-        }
+        try addNow(service)
     }
 
     public func remove(_ service: PublishedService) async throws {
-        try bus.withEngine { engine throws(BleuError) in
-            _ = try engine.poweredPeripheral(key, generation: generation)
-            try engine.peripherals[key]!.database.remove(service)
-            engine.servicesChanged(peripheral: key)
-        }
+        try removeNow(service)
     }
 
     public func removeAllServices() async {
-        bus.withEngine { engine in
-            guard (try? engine.peripheral(key, generation: generation)) != nil,
-                  engine.peripherals[key]?.database.isEmpty == false else { return }
-            engine.peripherals[key]?.database.removeAll()
-            engine.servicesChanged(peripheral: key)
-        }
+        removeAllServicesNow()
     }
 
     // MARK: Advertising
 
     public func startAdvertising(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?) async throws {
-        try bus.withEngine { engine throws(BleuError) in
-            _ = try engine.poweredPeripheral(key, generation: generation)
-            try engine.startAdvertising(peripheral: key, advertisement, scanResponse: scanResponse)
-        }
+        try startAdvertisingNow(advertisement, scanResponse: scanResponse)
     }
 
     public func stopAdvertising() async {
-        bus.withEngine { engine in
-            guard (try? engine.peripheral(key, generation: generation)) != nil else { return }
-            engine.stopAdvertising(peripheral: key)
-        }
+        stopAdvertisingNow()
     }
 
     public var isAdvertising: Bool {
-        get async { bus.withEngine { $0.peripherals[key]?.advertising != nil } }
+        get async { isAdvertisingNow }
     }
 
     // MARK: Requests
 
     public func respond(to request: ReadRequest, with result: Result<Data, ATTError>) async {
-        bus.withEngine { $0.respondToRead(peripheral: key, request: request.id.rawValue, with: result) }
+        respondNow(to: request, with: result)
     }
 
     public func respond(to request: WriteRequests, with result: Result<Void, ATTError>) async {
-        guard request.needsResponse else { return }
-        bus.withEngine { $0.respondToWrite(peripheral: key, request: request.id.rawValue, with: result) }
+        respondNow(to: request, with: result)
     }
 
     // MARK: Notifications
@@ -134,28 +113,117 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// never fit, and no ready event would come), as for a central that is not subscribed.
     public func updateValue(_ value: Data, for characteristic: PublishedCharacteristic,
                             onSubscribedCentrals centrals: [UUID]?) async -> Bool {
+        updateValueNow(value, for: characteristic, onSubscribedCentrals: centrals)
+    }
+
+    public func maximumUpdateValueLength(for central: UUID) async -> Int? {
+        maximumUpdateValueLengthNow(for: central)
+    }
+
+    // MARK: L2CAP
+
+    public func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16 {
+        try publishL2CAPChannelNow(requiresEncryption: requiresEncryption)
+    }
+
+    public func unpublishL2CAPChannel(_ psm: UInt16) async throws {
+        try unpublishL2CAPChannelNow(psm)
+    }
+
+    // MARK: The same calls, synchronous (package: the delegate-style API's path)
+    //
+    // Each takes effect at once, in call order, with the results and errors of the async
+    // calls above, which are built on these.
+
+    /// The radio's state now.
+    package var currentState: ManagerState {
+        bus.withEngine { $0.peripherals[key]?.state ?? .unknown }
+    }
+
+    /// Pushes everything ``events()`` would stream, in order, to `sink`, which calls
+    /// `handled` once the application has handled the event (a write command's slot frees
+    /// then). Keep the returned subscription to keep receiving.
+    package func events(sink: @escaping @Sendable (PeripheralEvent, _ handled: @escaping @Sendable () -> Void) -> Void) -> EventSubscription {
+        let hub = hub
+        let id = bus.withEngine { _ in hub.subscribe(sink: sink) }
+        return EventSubscription { hub.unsubscribe(id) }
+    }
+
+    package func addNow(_ service: ServiceDefinition) throws -> PublishedService {
+        try bus.withEngine { engine throws(BleuError) in
+            _ = try engine.poweredPeripheral(key, generation: generation)
+            let published = try engine.peripherals[key]!.database.add(service)
+            engine.servicesChanged(peripheral: key)
+            return published
+        }
+    }
+
+    package func removeNow(_ service: PublishedService) throws {
+        try bus.withEngine { engine throws(BleuError) in
+            _ = try engine.poweredPeripheral(key, generation: generation)
+            try engine.peripherals[key]!.database.remove(service)
+            engine.servicesChanged(peripheral: key)
+        }
+    }
+
+    package func removeAllServicesNow() {
+        bus.withEngine { engine in
+            guard (try? engine.peripheral(key, generation: generation)) != nil,
+                  engine.peripherals[key]?.database.isEmpty == false else { return }
+            engine.peripherals[key]?.database.removeAll()
+            engine.servicesChanged(peripheral: key)
+        }
+    }
+
+    package func startAdvertisingNow(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?) throws {
+        try bus.withEngine { engine throws(BleuError) in
+            _ = try engine.poweredPeripheral(key, generation: generation)
+            try engine.startAdvertising(peripheral: key, advertisement, scanResponse: scanResponse)
+        }
+    }
+
+    package func stopAdvertisingNow() {
+        bus.withEngine { engine in
+            guard (try? engine.peripheral(key, generation: generation)) != nil else { return }
+            engine.stopAdvertising(peripheral: key)
+        }
+    }
+
+    package var isAdvertisingNow: Bool {
+        bus.withEngine { $0.peripherals[key]?.advertising != nil }
+    }
+
+    package func respondNow(to request: ReadRequest, with result: Result<Data, ATTError>) {
+        bus.withEngine { $0.respondToRead(peripheral: key, request: request.id.rawValue, with: result) }
+    }
+
+    package func respondNow(to request: WriteRequests, with result: Result<Void, ATTError>) {
+        guard request.needsResponse else { return }
+        bus.withEngine { $0.respondToWrite(peripheral: key, request: request.id.rawValue, with: result) }
+    }
+
+    package func updateValueNow(_ value: Data, for characteristic: PublishedCharacteristic,
+                                onSubscribedCentrals centrals: [UUID]?) -> Bool {
         bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil else { return false }
             return engine.updateValue(peripheral: key, value, for: characteristic, centrals: centrals)
         }
     }
 
-    public func maximumUpdateValueLength(for central: UUID) async -> Int? {
+    package func maximumUpdateValueLengthNow(for central: UUID) -> Int? {
         bus.withEngine { engine in
             engine.peripherals[key]?.links.values.compactMap { engine.links[$0] }.first { $0.centralID == central }.map { $0.mtu - 3 }
         }
     }
 
-    // MARK: L2CAP
-
-    public func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16 {
+    package func publishL2CAPChannelNow(requiresEncryption: Bool) throws -> UInt16 {
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
             return try engine.publishChannel(peripheral: key, requiresEncryption: requiresEncryption)
         }
     }
 
-    public func unpublishL2CAPChannel(_ psm: UInt16) async throws {
+    package func unpublishL2CAPChannelNow(_ psm: UInt16) throws {
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.peripheral(key, generation: generation)
             try engine.unpublishChannel(peripheral: key, psm: psm)

@@ -168,26 +168,50 @@ public final class EmulatorBus: Sendable {
     /// Starts an operation that completes later and waits for it. The caller's cancellation
     /// fails it with ``BleuCore/BleuError/cancelled``.
     func perform(_ start: (inout Engine, OperationID) throws(BleuError) -> Void) async throws -> OperationResult {
-        let id = operationCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+        try await awaiting { id, completion in begin(id, start, completion: completion) }
+    }
+
+    /// Runs a callback-style operation as an async call: `begin` starts it under the given
+    /// number; the caller's cancellation completes it with ``BleuCore/BleuError/cancelled``.
+    func awaiting<T: Sendable>(_ begin: (OperationID, @escaping @Sendable (Result<T, any Error>) -> Void) -> Void) async throws -> T {
+        let id = newOperationID()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<OperationResult, any Error>) in
-                engine.withLock { engine in
-                    engine.catchUp()
-                    guard !Task.isCancelled else {
-                        continuation.resume(throwing: BleuError.cancelled)
-                        return
-                    }
-                    engine.waiters[id] = continuation
-                    do {
-                        try start(&engine, id)
-                    } catch {
-                        engine.fail(id, error)
-                    }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: BleuError.cancelled)
+                    return
                 }
+                begin(id) { continuation.resume(with: $0) }
             }
         } onCancel: {
-            whenUnlocked { $0.cancel(id) }
+            cancel(id)
         }
+    }
+
+    /// A caller's number for an operation it is about to begin.
+    func newOperationID() -> OperationID {
+        operationCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
+    /// Begins an operation without waiting for it: `completion` runs once with its result,
+    /// inside the engine and in the engine's order — so it must not block or call back into
+    /// the bus synchronously. A `start` that throws completes at once with its error.
+    func begin(_ id: OperationID, _ start: (inout Engine, OperationID) throws(BleuError) -> Void,
+               completion: @escaping OperationCompletion) {
+        engine.withLock { engine in
+            engine.catchUp()
+            engine.waiters[id] = completion
+            do {
+                try start(&engine, id)
+            } catch {
+                engine.fail(id, error)
+            }
+        }
+    }
+
+    /// The caller gave up on an operation: it completes with ``BleuCore/BleuError/cancelled``.
+    func cancel(_ id: OperationID) {
+        whenUnlocked { $0.cancel(id) }
     }
 
     /// Runs cleanup on the engine now if its lock is free, else soon in a task: a stream can be

@@ -14,6 +14,11 @@ import DequeModule
 /// ``setPrefix(_:)`` and ``finish()``, never the other way round: receipts a consumer completes
 /// are reported through `onReceipts` after the hub's lock is released.
 final class EventHub<Event: Sendable>: Sendable {
+    /// Takes each event as it is yielded, with a closure to call once the event has been
+    /// handled (which settles its receipt). It runs inside the engine: it must not block or
+    /// call back into the bus synchronously.
+    typealias Sink = @Sendable (Event, _ handled: @escaping @Sendable () -> Void) -> Void
+
     private struct Entry {
         var event: Event
         var receipt: UInt64?
@@ -22,6 +27,8 @@ final class EventHub<Event: Sendable>: Sendable {
     private struct Subscriber {
         var buffer: Deque<Entry> = []
         var waiter: CheckedContinuation<Event?, Never>?
+        /// Set for a pushed subscriber, which buffers nothing.
+        var sink: Sink?
     }
 
     private struct State {
@@ -74,12 +81,31 @@ final class EventHub<Event: Sendable>: Sendable {
         })
     }
 
+    /// A pushed subscriber: `sink` gets the prefix at once, then every event yielded from now
+    /// on, in order. Call it while holding the engine's lock so no event slips in between.
+    /// Returns its number for ``unsubscribe(_:)``.
+    func subscribe(sink: @escaping Sink) -> Int {
+        state.withLock { state in
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            for event in state.prefix { sink(event, {}) }
+            if !state.finished { state.subscribers[id] = Subscriber(sink: sink) }
+            return id
+        }
+    }
+
+    /// Removes a subscriber; events it had not handled settle their receipts.
+    func unsubscribe(_ id: Int) {
+        remove(id)
+    }
+
     /// Delivers an event to every stream. With a `receipt` link, returns `false` when no stream
     /// holds the event (so the caller settles the receipt itself); the links of receipts
     /// completed by dropping old events come back in `completed`.
     @discardableResult
     func yield(_ event: Event, receipt link: Int? = nil) -> (held: Bool, completed: [Int]) {
         var resume: [CheckedContinuation<Event?, Never>] = []
+        var pushes: [(sink: Sink, receipt: UInt64?)] = []
         let result: (Bool, [Int]) = state.withLock { state in
             guard !state.finished, !state.subscribers.isEmpty else { return (false, []) }
             var receipt: UInt64?
@@ -91,7 +117,9 @@ final class EventHub<Event: Sendable>: Sendable {
             var completed: [Int] = []
             for id in Array(state.subscribers.keys) {
                 var subscriber = state.subscribers[id]!
-                if let waiter = subscriber.waiter {
+                if let sink = subscriber.sink {
+                    pushes.append((sink, receipt))
+                } else if let waiter = subscriber.waiter {
                     subscriber.waiter = nil
                     resume.append(waiter)
                     if let receipt { _ = Self.settle(receipt, in: &state) }
@@ -107,7 +135,20 @@ final class EventHub<Event: Sendable>: Sendable {
             return (receipt.map { state.receipts[$0] != nil } ?? true, completed)
         }
         for waiter in resume { waiter.resume(returning: event) }
+        for push in pushes {
+            guard let receipt = push.receipt else {
+                push.sink(event, {})
+                continue
+            }
+            push.sink(event, { [weak self] in self?.handled(receipt) })
+        }
         return result
+    }
+
+    /// A pushed subscriber handled an event that carried a receipt.
+    private func handled(_ receipt: UInt64) {
+        let done = state.withLock { Self.settle(receipt, in: &$0) }
+        if let done { onReceipts([done]) }
     }
 
     /// Ends every stream after the events it holds; later streams get only the prefix.
