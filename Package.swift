@@ -154,6 +154,8 @@ let package = Package(
             path: "Examples/SensorFleet"
         ),
         .executableTarget(name: "HCIScan", dependencies: ["BleuCore", "BleuHCI"], path: "Examples/HCIScan"),
+        // One app written with CoreBluetooth's names: real radio on Apple platforms, the emulator elsewhere.
+        .executableTarget(name: "CoreBluetoothSwitch", dependencies: ["CoreBluetoothEmulator"], path: "Examples/CoreBluetoothSwitch"),
     ],
     swiftLanguageModes: [.v6]
 )

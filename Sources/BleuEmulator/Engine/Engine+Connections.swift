@@ -33,7 +33,7 @@ extension Engine {
     /// Whether a peripheral can be connected now: on, advertising and in range.
     func isConnectable(_ key: Int) -> Bool {
         guard let node = peripherals[key] else { return false }
-        return node.state == .poweredOn && node.advertising != nil && configuration.rssi.isInRange(node.distance)
+        return node.state == .poweredOn && node.advertising?.connectable == true && configuration.rssi.isInRange(node.distance)
     }
 
     /// Moves every attempt waiting for `peripheral` forward (it started advertising, came into

@@ -225,3 +225,17 @@ extension Engine {
         return mean + Int.random(in: -model.variation...model.variation, using: &noiseRandom)
     }
 }
+
+extension Engine {
+    /// The bus starts afresh: every manager's streams end, every operation in flight fails,
+    /// and the scheduler stops. The engine is dropped afterwards.
+    mutating func shutDown() {
+        let error = BleuError.invalidState("the emulator bus was reset")
+        for node in centrals.values { node.hub.finish() }
+        for node in peripherals.values { node.hub.finish() }
+        for id in streams.keys.sorted() { endStream(id, error: error) }
+        for id in waiters.keys.sorted() { fail(id, error) }
+        schedulerTask?.cancel()
+        schedulerTask = nil
+    }
+}

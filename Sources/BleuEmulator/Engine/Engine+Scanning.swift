@@ -9,7 +9,7 @@ extension Engine {
     /// Starts (or replaces) advertising. Each payload must encode within 31 bytes; scanners
     /// decode exactly the bytes sent.
     mutating func startAdvertising(peripheral key: Int, _ advertisement: AdvertisingData,
-                                   scanResponse: AdvertisingData?) throws(BleuError) {
+                                   scanResponse: AdvertisingData?, connectable: Bool = true) throws(BleuError) {
         let encoded: Data
         var response: Data?
         do {
@@ -32,7 +32,8 @@ extension Engine {
         let id = nextAttempt
         nextAttempt += 1
         peripherals[key]?.advertising = AdvertisingState(id: id, advertisement: advertisement, scanResponse: scanResponse,
-                                                         heard: heard, length: encoded.count, since: now)
+                                                         connectable: connectable, heard: heard, length: encoded.count,
+                                                         since: now)
         advertisingChanged(peripheral: key)
         tryEstablishAll(peripheral: key)
     }
@@ -128,7 +129,7 @@ extension Engine {
             return
         }
         let advertisement = Advertisement(peripheral: id, data: advertising.heard, rssi: rssi(ofPeripheral: peripheral),
-                                          isConnectable: true)
+                                          isConnectable: advertising.connectable)
         centrals[key]?.known[id] = peripheral
         if let name = advertising.heard.localName { centrals[key]?.names[peripheral] = name }
         centrals[key]?.scan?.reported.insert(peripheral)

@@ -80,6 +80,8 @@ struct AdvertisingState {
     let id: UInt64
     var advertisement: AdvertisingData
     var scanResponse: AdvertisingData?
+    /// Whether centrals may connect (a non-connectable advertisement only broadcasts).
+    var connectable = true
     /// What a scanner decodes from the bytes on air: advertising data and scan response merged.
     var heard: AdvertisingData
     /// The advertising data's length on air.

@@ -175,10 +175,11 @@ public final class EmulatedPeripheralManager: PeripheralManager {
         }
     }
 
-    package func startAdvertisingNow(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?) throws {
+    package func startAdvertisingNow(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?,
+                                     connectable: Bool = true) throws {
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
-            try engine.startAdvertising(peripheral: key, advertisement, scanResponse: scanResponse)
+            try engine.startAdvertising(peripheral: key, advertisement, scanResponse: scanResponse, connectable: connectable)
         }
     }
 
@@ -231,6 +232,15 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     // MARK: Beyond CoreBluetooth
+
+    /// Starts advertising, connectable or not: a non-connectable advertisement only broadcasts
+    /// (centrals see ``/BleuCore/Advertisement/isConnectable`` `false`, and connection attempts
+    /// wait until the peripheral advertises connectably). Throws as
+    /// ``startAdvertising(_:scanResponse:)`` does.
+    public func startAdvertising(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?,
+                                 connectable: Bool) async throws {
+        try startAdvertisingNow(advertisement, scanResponse: scanResponse, connectable: connectable)
+    }
 
     /// Ends the connection to a central from the peripheral's side (as a BLE peripheral may;
     /// CoreBluetooth offers no call for it). The central reports

@@ -19,65 +19,97 @@ import Synchronization
 /// state, move a peripheral out of range, lose a link, read the trace.
 public final class EmulatorBus: Sendable {
     /// The configuration, with every knob clamped into its range.
-    public let configuration: EmulatorConfiguration
+    public var configuration: EmulatorConfiguration {
+        engine.withLock { $0.configuration }
+    }
+
     /// The seed of every random choice on the bus; give it to ``EmulatorConfiguration/seed``
     /// to replay a run.
-    public let seed: UInt64
+    public var seed: UInt64 {
+        engine.withLock { $0.seed }
+    }
 
     let engine: Locked<Engine>
     private let clock: ElapsedClock
     private let operationCounter = Atomic<UInt64>(1)
 
     /// A bus shared by everything in the process that does not bring its own, with the
-    /// `.default` configuration. A convenience for demos; tests should create their own bus.
+    /// `.default` configuration: what managers created without a bus use (the
+    /// CoreBluetooth-shaped ones, say). A convenience — ``configure(_:)`` and ``reset()`` start
+    /// it afresh; tests that run in parallel should each create their own bus instead.
     public static let shared = EmulatorBus(configuration: .default)
 
     /// Creates a bus. With ``EmulatorConfiguration/Timing/realistic`` timing, PDUs are
     /// delivered at connection events on `clock` (pass a ``/BleuCore/ManualClock`` to run in virtual
     /// time); with ``EmulatorConfiguration/Timing/instant`` timing the clock only arms timeouts.
     public init(configuration: EmulatorConfiguration = .instant, clock: any Clock<Duration> = ContinuousClock()) {
-        let normalized = configuration.normalized()
         let busClock = ElapsedClock(clock)
-        let engine = Engine(configuration: normalized, clock: busClock)
-        self.configuration = normalized
-        self.seed = engine.seed
         self.clock = busClock
-        self.engine = Locked(engine)
-        self.engine.withLock { engine in
-            engine.startScheduler = { [weak self, busClock] generation in
-                // The task holds the bus only while it runs timers, not while it sleeps, so a
-                // bus nobody uses any more goes away (and its deinit stops the task).
-                Task { [weak self] in
-                    while let target = self?.schedulerTarget(generation) {
-                        do {
-                            try await busClock.sleep(until: target)
-                        } catch {
-                            return
-                        }
-                        guard self?.runDueTimers(generation) == true else { return }
-                    }
-                }
-            }
-            engine.onReceipts = { [weak self] links in
-                self?.whenUnlocked { engine in
-                    for link in links { engine.writeSlotFreed(on: link) }
-                }
-            }
-            engine.requestPasskey = { [weak self] handler, request, link, procedure in
-                Task {
-                    let entered = await handler(request)
-                    self?.withEngine { $0.passkeyEntered(entered, on: link, procedure: procedure) }
-                }
-            }
-            engine.makeChannel = { [weak self] channel, side, psm, peer, input in
-                guard let self else { return nil }
-                return EmulatedL2CAPChannel(bus: self, channel: channel, side: side, psm: psm, peer: peer, input: input)
-            }
-        }
+        self.engine = Locked(Engine(configuration: configuration.normalized(), clock: busClock))
+        self.engine.withLock { installHooks(in: &$0) }
     }
 
     deinit {
         engine.withLock { $0.schedulerTask?.cancel() }
+    }
+
+    /// Starts the medium afresh with `configuration`, as ``reset()`` does.
+    public func configure(_ configuration: EmulatorConfiguration) async {
+        replaceEngine(configuration: configuration.normalized())
+    }
+
+    /// Starts the medium afresh with the same configuration (and seed, when it fixes one): no
+    /// devices, links, bonds or trace. Managers created before it are cut off — their radios
+    /// report ``/BleuCore/ManagerState/unknown``, their streams end, their calls fail — so create
+    /// new ones after it, as a test's set-up does.
+    public func reset() async {
+        replaceEngine(configuration: configuration)
+    }
+
+    private func replaceEngine(configuration: EmulatorConfiguration) {
+        engine.withLock { engine in
+            engine.shutDown()
+            var fresh = Engine(configuration: configuration, clock: clock)
+            // Keys keep counting, so a cut-off manager never names a new one's device.
+            fresh.nextKey = engine.nextKey
+            fresh.schedulerGeneration = engine.schedulerGeneration + 1
+            engine = fresh
+            installHooks(in: &engine)
+        }
+    }
+
+    /// Connects the engine to this shell: its scheduler, receipts, passkey requests and channels.
+    private func installHooks(in engine: inout Engine) {
+        let busClock = clock
+        engine.startScheduler = { [weak self, busClock] generation in
+            // The task holds the bus only while it runs timers, not while it sleeps, so a
+            // bus nobody uses any more goes away (and its deinit stops the task).
+            Task { [weak self] in
+                while let target = self?.schedulerTarget(generation) {
+                    do {
+                        try await busClock.sleep(until: target)
+                    } catch {
+                        return
+                    }
+                    guard self?.runDueTimers(generation) == true else { return }
+                }
+            }
+        }
+        engine.onReceipts = { [weak self] links in
+            self?.whenUnlocked { engine in
+                for link in links { engine.writeSlotFreed(on: link) }
+            }
+        }
+        engine.requestPasskey = { [weak self] handler, request, link, procedure in
+            Task {
+                let entered = await handler(request)
+                self?.withEngine { $0.passkeyEntered(entered, on: link, procedure: procedure) }
+            }
+        }
+        engine.makeChannel = { [weak self] channel, side, psm, peer, input in
+            guard let self else { return nil }
+            return EmulatedL2CAPChannel(bus: self, channel: channel, side: side, psm: psm, peer: peer, input: input)
+        }
     }
 
     // MARK: The test's controls
