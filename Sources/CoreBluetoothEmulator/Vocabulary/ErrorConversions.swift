@@ -1,0 +1,142 @@
+// Conversions between Bleu's errors and the errors CoreBluetooth reports, for the `EmulatedCB…`
+// classes (see Conversions.swift for the ground rules: these compile on every platform).
+import BleuCore
+import Foundation
+#if canImport(CoreBluetooth)
+import CoreBluetooth
+#endif
+
+// MARK: - ATT error codes
+
+extension CBATTError.Code {
+    /// The code for an ATT error. Codes 0x01…0x11 map to the case with the same raw value; any
+    /// other code (0x12 and up, such as an application error) has no case in this module's
+    /// enum and becomes `.unlikelyError` (Apple's imported enum may keep the raw value instead).
+    /// To keep such a code on every platform, report the error with ``coreBluetoothError(for:)``,
+    /// whose `CBATTError` keeps it.
+    package init(_ error: ATTError) {
+        if error.rawValue != 0, let code = CBATTError.Code(rawValue: Int(error.rawValue)) {
+            self = code
+        } else {
+            self = .unlikelyError
+        }
+    }
+}
+
+extension ATTError {
+    /// The ATT error a peripheral manager's `respond(to:withResult:)` answers with, or `nil` for
+    /// `.success`, which is no error.
+    package init?(_ code: CBATTError.Code) {
+        guard code != .success else { return nil }
+        self.init(UInt8(exactly: code.rawValue) ?? ATTError.unlikelyError.rawValue)
+    }
+}
+
+// MARK: - Errors
+
+/// The error CoreBluetooth reports in the situation `error` describes, for a delegate callback.
+///
+/// A ``BleuError`` becomes the `CBError` or `CBATTError` CoreBluetooth gives in the same
+/// situation (see the cases below); an `ATTError` becomes a `CBATTError` with the same code,
+/// also for codes `CBATTError.Code` has no case for; a `CBError` or `CBATTError` is returned as
+/// it is; a `CancellationError` becomes `CBError.operationCancelled`; an invalid
+/// advertisement (``AdvertisementDictionaryError``, `AdvertisingDataError`) becomes
+/// `CBError.invalidParameters`; anything else becomes `CBError.unknown`. Every error made here
+/// carries CoreBluetooth's description of its code and, under `NSUnderlyingErrorKey`, the
+/// error it was made from.
+package func coreBluetoothError(for error: any Error) -> any Error {
+    switch error {
+    case let error as BleuError:
+        return coreBluetoothError(for: error)
+    case let error as ATTError:
+        return attError(rawCode: Int(error.rawValue), underlying: error)
+    case is CBError, is CBATTError:
+        return error
+    case is CancellationError:
+        return cbError(.operationCancelled, underlying: error)
+    case is AdvertisementDictionaryError, is AdvertisingDataError:
+        return cbError(.invalidParameters, underlying: error)
+    default:
+        return cbError(.unknown, underlying: error)
+    }
+}
+
+/// The CoreBluetooth error for each ``BleuError``. No `default`: a new case must be mapped here.
+private func coreBluetoothError(for error: BleuError) -> any Error {
+    switch error {
+    // A radio that is off, unauthorized or unavailable fails operations with no specific
+    // CoreBluetooth code; CoreBluetooth reports the state change itself to the manager's
+    // delegate.
+    case .bluetoothUnavailable, .bluetoothPoweredOff, .bluetoothUnauthorized:
+        return cbError(.unknown, underlying: error)
+    // "Device is invalid." (CBError 12).
+    case .peripheralNotFound:
+        return cbError(.unknownDevice, underlying: error)
+    // A service, characteristic or descriptor the app names is not (or no longer) on the peer:
+    // CoreBluetooth's "The specified handle was not valid."
+    case .serviceNotFound, .characteristicNotFound, .descriptorNotFound:
+        return cbError(.invalidHandle, underlying: error)
+    case .connectionTimeout, .timeout:
+        return cbError(.connectionTimeout, underlying: error)
+    case .connectionFailed:
+        return cbError(.connectionFailed, underlying: error)
+    case .disconnected(_, let reason):
+        return cbError(disconnectionCode(reason), underlying: error)
+    case .notConnected:
+        return cbError(.notConnected, underlying: error)
+    case .invalidData, .invalidState:
+        return cbError(.invalidParameters, underlying: error)
+    case .att(let code):
+        return attError(rawCode: Int(code.rawValue), underlying: error)
+    case .notSupported:
+        return cbError(.operationNotSupported, underlying: error)
+    // "There is not enough space to complete the operation."
+    case .sendQueueFull, .bufferOverflow:
+        return cbError(.outOfSpace, underlying: error)
+    case .valueTooLong:
+        return attError(rawCode: CBATTError.Code.invalidAttributeValueLength.rawValue, underlying: error)
+    case .limitReached:
+        return cbError(.connectionLimitReached, underlying: error)
+    // When pairing fails or the user declines it, CoreBluetooth fails the operation that needed
+    // it with ATT's "Encryption is insufficient."
+    case .pairingFailed:
+        return attError(rawCode: CBATTError.Code.insufficientEncryption.rawValue, underlying: error)
+    case .cancelled:
+        return cbError(.operationCancelled, underlying: error)
+    }
+}
+
+/// The code CoreBluetooth reports a lost connection with: a link that timed out (supervision
+/// timeout) as "The connection has timed out unexpectedly.", a connection that never came up as
+/// "The connection has failed unexpectedly.", any other end (the peer's, a radio powered off)
+/// as "The specified device has disconnected from us."
+private func disconnectionCode(_ reason: DisconnectReason) -> CBError.Code {
+    switch reason {
+    case .supervisionTimeout: .connectionTimeout
+    case .failedToEstablish: .connectionFailed
+    case .remoteUserTerminated, .localHostTerminated, .poweredOff, .hci: .peripheralDisconnected
+    }
+}
+
+/// A `CBError` with CoreBluetooth's description and the underlying error.
+private func cbError(_ code: CBError.Code, underlying: any Error) -> CBError {
+    CBError(code, userInfo: [
+        NSLocalizedDescriptionKey: coreBluetoothErrorDescription(code),
+        NSUnderlyingErrorKey: underlying,
+    ])
+}
+
+/// A `CBATTError` with any ATT code, CoreBluetooth's description and the underlying error.
+private func attError(rawCode: Int, underlying: any Error) -> any Error {
+    let userInfo: [String: Any] = [
+        NSLocalizedDescriptionKey: coreBluetoothATTErrorDescription(rawCode: rawCode),
+        NSUnderlyingErrorKey: underlying,
+    ]
+    #if canImport(CoreBluetooth)
+    // CoreBluetooth's errors are NSErrors; one in CBATTErrorDomain bridges to CBATTError, whatever
+    // its code.
+    return NSError(domain: CBATTErrorDomain, code: rawCode, userInfo: userInfo)
+    #else
+    return CBATTError(rawCode: rawCode, userInfo: userInfo)
+    #endif
+}
