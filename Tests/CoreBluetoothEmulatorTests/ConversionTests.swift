@@ -62,8 +62,12 @@ struct ConversionTests {
         for (bleu, coreBluetooth, bit) in pairs {
             #expect(CBAttributePermissions(bleu) == coreBluetooth)
             #expect(CBAttributePermissions(bleu).rawValue == bit)
-            #expect(AttributePermissions(coreBluetooth) == bleu)
         }
+        #expect(AttributePermissions(CBAttributePermissions.readable) == .readable)
+        #expect(AttributePermissions(CBAttributePermissions.writeable) == .writeable)
+        // CoreBluetooth's encryption requirement alone permits the access, to trusted devices.
+        #expect(AttributePermissions(CBAttributePermissions.readEncryptionRequired) == [.readable, .readEncryptionRequired])
+        #expect(AttributePermissions(CBAttributePermissions.writeEncryptionRequired) == [.writeable, .writeEncryptionRequired])
         #expect(CBAttributePermissions(AttributePermissions([.readable, .readAuthenticationRequired]))
             == [.readable, .readEncryptionRequired])
         #expect(CBAttributePermissions(AttributePermissions([.writeable, .writeAuthenticationRequired]))

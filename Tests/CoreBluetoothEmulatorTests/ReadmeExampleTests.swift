@@ -4,7 +4,9 @@
 // comment says what changed (the porting guide lists the same points):
 // 1. services are added and advertising starts once the manager is powered on, not right
 //    after creating it;
-// 2. reads and writes of a dynamic characteristic are answered with respond(to:withResult:)
+// 2. the managers are created on the main thread, as an app does, since their callbacks come
+//    on the main queue (the README created them from a task: a callback could run first);
+// 3. reads and writes of a dynamic characteristic are answered with respond(to:withResult:)
 //    (the README leaves them unanswered: a real central would wait for the ATT timeout).
 import CoreBluetoothEmulator
 import Foundation
@@ -19,7 +21,7 @@ private final class MyPeripheralManager: EmulatedCBPeripheralManagerDelegate, @u
     let log = CallbackLog()
     var heartRate: UInt8 = 72
 
-    func setup() async {
+    @MainActor func setup() async {
         await EmulatorBus.shared.configure(.instant)
         peripheralManager = EmulatedCBPeripheralManager(delegate: self, queue: nil)
     }
@@ -63,7 +65,7 @@ private final class MyPeripheralManager: EmulatedCBPeripheralManagerDelegate, @u
 
     func peripheralManager(_ peripheral: EmulatedCBPeripheralManager, didReceiveRead request: EmulatedCBATTRequest) {
         log.append("Received read request for \(request.characteristic.uuid.uuidString)")
-        // (2) Answer the read.
+        // (3) Answer the read.
         request.value = Data([0x00, heartRate])
         peripheral.respond(to: request, withResult: .success)
     }
@@ -74,7 +76,7 @@ private final class MyPeripheralManager: EmulatedCBPeripheralManagerDelegate, @u
                 handleControlCommand(value)
             }
         }
-        // (2) Answer the write.
+        // (3) Answer the write.
         if let first = requests.first { peripheral.respond(to: first, withResult: .success) }
     }
 
@@ -96,7 +98,7 @@ private final class MyCentralManager: EmulatedCBCentralManagerDelegate, Emulated
     var heartRateCharacteristic: EmulatedCBCharacteristic?
     let log = CallbackLog()
 
-    func setup() async {
+    @MainActor func setup() async {
         centralManager = EmulatedCBCentralManager(delegate: self, queue: nil)
     }
 

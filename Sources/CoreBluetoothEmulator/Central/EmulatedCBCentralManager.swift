@@ -30,6 +30,8 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
     struct Table {
         var peripherals: [UUID: EmulatedCBPeripheral] = [:]
         var isScanning = false
+        /// Numbers scans, so what an ended scan delivers late is told apart from the current one's.
+        var scan = 0
         /// Set by `registerForConnectionEvents`: which peers' connection events to report.
         var connectionEventFilter: ConnectionEventFilter?
         /// Peers whose connection was reported, so their disconnection is too.
@@ -77,13 +79,16 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
                 bus: EmulatorBus) {
         core = EmulatedCentralManager(bus: bus, restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String)
         callbacks = CallbackQueue(queue)
-        super.init()
+        super.init(initialState: .unknown)
         delegateBox.set(delegate)
         let handoff = WeakHandoff(self)
         let callbacks = callbacks
+        let gate = StartupGate()
         subscription = core.events { event in
-            callbacks.async { handoff.object?.handle(event) }
+            let restoration = if case .willRestoreState = event { true } else { false }
+            gate.pass(first: restoration) { callbacks.async { handoff.object?.handle(event) } }
         }
+        gate.open()
     }
 
     /// Whether CoreBluetooth's optional features are available: the emulator has them all.
@@ -107,12 +112,19 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
         guard !refuseUnlessPoweredOn("scanForPeripherals") else { return }
         let handoff = WeakHandoff(self)
         let callbacks = callbacks
+        // Scanning before the scan starts: with instant timing its first advertisements are
+        // on the queue before `scan` returns.
+        let scan = table.withLock { table in
+            table.scan += 1
+            table.isScanning = true
+            return table.scan
+        }
         do {
             try core.scan(scanOptions(services: serviceUUIDs, options: options)) { delivery in
-                callbacks.async { handoff.object?.scanDelivered(delivery) }
+                callbacks.async { handoff.object?.scanDelivered(delivery, scan: scan) }
             }
-            table.withLock { $0.isScanning = true }
         } catch {
+            table.withLock { if $0.scan == scan { $0.isScanning = false } }
             report("scanForPeripherals failed: \(error)")
         }
     }
@@ -207,7 +219,7 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
             let peripheral = peripheral(for: identifier)
             guard peripheral.state != .disconnected else { return }
             peripheral.linkEnded()
-            delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: CFAbsoluteTimeGetCurrent(),
+            delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: Date().timeIntervalSinceReferenceDate,
                                      isReconnecting: false, error: Self.error(for: reason))
             reportConnectionEvent(.peerDisconnected, for: peripheral)
         case .mtuChanged:
@@ -220,10 +232,10 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
         }
     }
 
-    private func scanDelivered(_ delivery: StreamDelivery<Advertisement>) {
+    private func scanDelivered(_ delivery: StreamDelivery<Advertisement>, scan: Int) {
+        guard table.withLock({ $0.isScanning && $0.scan == scan }) else { return }  // stopped or replaced
         switch delivery {
         case .element(let advertisement):
-            guard isScanning else { return }
             let peripheral = peripheral(for: advertisement.peripheral)
             if let name = advertisement.localName { peripheral.setName(name) }
             let dictionary = advertisementDictionary(advertisement.data, isConnectable: advertisement.isConnectable,
@@ -231,7 +243,7 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
             delegate?.centralManager(self, didDiscover: peripheral, advertisementData: dictionary,
                                      rssi: NSNumber(value: advertisement.rssi))
         case .end:
-            table.withLock { $0.isScanning = false }
+            table.withLock { $0.isScanning = false }  // the radio stopped it
         }
     }
 
@@ -244,7 +256,7 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
             // cancelPeripheralConnection(_:) on a pending attempt: CoreBluetooth reports a disconnection.
             guard peripheral.state != .disconnected else { return }
             peripheral.linkEnded()
-            delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: CFAbsoluteTimeGetCurrent(),
+            delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: Date().timeIntervalSinceReferenceDate,
                                      isReconnecting: false, error: nil)
         case .failure(let error):
             guard peripheral.state == .connecting else { return }

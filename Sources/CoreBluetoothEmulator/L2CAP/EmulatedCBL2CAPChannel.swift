@@ -128,7 +128,7 @@ final class ChannelInputStream: InputStream {
         let handoff = WeakHandoff(self)
         callbacks.async {
             guard let stream = handoff.object, stream.state.withLock({ $0.status == .open }) else { return }
-            stream.delegate?.stream?(stream, handle: event)
+            stream.deliver(event)
         }
     }
 }
@@ -224,7 +224,18 @@ final class ChannelOutputStream: OutputStream {
         let handoff = WeakHandoff(self)
         callbacks.async {
             guard let stream = handoff.object else { return }
-            stream.delegate?.stream?(stream, handle: event)
+            stream.deliver(event)
         }
+    }
+}
+
+extension Stream {
+    /// Tells the stream's delegate about an event (an optional requirement on Apple platforms).
+    func deliver(_ event: Stream.Event) {
+        #if canImport(Darwin)
+        delegate?.stream?(self, handle: event)
+        #else
+        delegate?.stream(self, handle: event)
+        #endif
     }
 }

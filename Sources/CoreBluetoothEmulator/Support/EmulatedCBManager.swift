@@ -4,9 +4,12 @@ import Foundation
 /// CoreBluetooth's `CBManager`: the base of ``EmulatedCBCentralManager`` and
 /// ``EmulatedCBPeripheralManager``, holding the radio's state as the delegate last heard it.
 public class EmulatedCBManager {
-    private let observedState = Locked(CBManagerState.unknown)
+    private let observedState: Locked<CBManagerState>
 
-    init() {}
+    /// `.unknown` until the first state callback, as in CoreBluetooth.
+    init(initialState: CBManagerState) {
+        observedState = Locked(initialState)
+    }
 
     /// The radio's state. As with CoreBluetooth it is `.unknown` until the first
     /// `…DidUpdateState` callback, which comes soon after init; commands other than reading

@@ -94,12 +94,16 @@ extension CBAttributePermissions {
 }
 
 extension AttributePermissions {
-    /// The same permissions: every CoreBluetooth permission has a BleuCore counterpart.
+    /// The same permissions: every CoreBluetooth permission has a BleuCore counterpart. In
+    /// CoreBluetooth an encryption requirement alone makes the value readable (writeable) by
+    /// trusted devices; BleuCore spells that as both flags, so both are set.
     package init(_ permissions: CBAttributePermissions) {
         var result: AttributePermissions = []
         for (bleu, coreBluetooth) in attributePermissionPairs where permissions.contains(coreBluetooth) {
             result.insert(bleu)
         }
+        if permissions.contains(.readEncryptionRequired) { result.insert(.readable) }
+        if permissions.contains(.writeEncryptionRequired) { result.insert(.writeable) }
         self = result
     }
 }

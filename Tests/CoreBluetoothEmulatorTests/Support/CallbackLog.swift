@@ -17,14 +17,24 @@ final class CallbackLog: @unchecked Sendable {
         if let (continuation, entry) = ready { continuation.resume(returning: entry) }
     }
 
-    /// The next entry after the last one taken that satisfies `predicate` (skipping others).
+    /// The next entry after the last one taken that satisfies `predicate` (skipping others);
+    /// "cancelled" when the test's time limit cancels the wait.
     func next(where predicate: @escaping (String) -> Bool = { _ in true }) async -> String {
-        await withCheckedContinuation { continuation in
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                lock.lock()
+                waiter = (predicate, continuation)
+                let ready = Task.isCancelled ? (continuation, "cancelled") : takeMatching()
+                if Task.isCancelled { waiter = nil }
+                lock.unlock()
+                if let (continuation, entry) = ready { continuation.resume(returning: entry) }
+            }
+        } onCancel: {
             lock.lock()
-            waiter = (predicate, continuation)
-            let ready = takeMatching()
+            let cancelled = waiter?.continuation
+            waiter = nil
             lock.unlock()
-            if let (continuation, entry) = ready { continuation.resume(returning: entry) }
+            cancelled?.resume(returning: "cancelled")
         }
     }
 
