@@ -75,9 +75,9 @@ struct RadioLinkLayerTests {
             try await harness.radio.setPHY(of: id, preferring: .leCoded)
         }
         let silent = Task { try await harness.radio.setPHY(of: id, preferring: .le2M) }
-        while await harness.radio.procedureWaiters.isEmpty { await Task.yield() }  // accepted, now waiting for the event
+        while await !harness.radio.linkLayer.hasWaiters { await Task.yield() }  // accepted, now waiting for the event
         // Move virtual time on until the wait gives up (its timer may not be asleep yet at first).
-        while await !harness.radio.procedureWaiters.isEmpty {
+        while await harness.radio.linkLayer.hasWaiters {
             harness.clock.advance(by: .seconds(10))
             await Task.yield()
         }
@@ -214,7 +214,7 @@ struct RadioPeerInputTests {
             #expect(await rounds.next() != nil, "the radio answered the barrier after the noise")
         }
         // No request left for the application: a client's read is answered again.
-        while await !harness.radio.pendingRequests.isEmpty { await Task.yield() }
+        while await !harness.radio.server.pendingRequests.isEmpty { await Task.yield() }
         try await send(harness, cid: L2CAPBFrame.attCID, ATTPDU.readRequest(handle: 3).encoded)
         var answers = names.makeAsyncIterator()
         #expect(await answers.next() != nil, "the radio still answers a Device Name read")
@@ -244,7 +244,7 @@ struct RadioBackPressureTests {
 
         // 8 controller buffers and 4 queued packets: 20 frames are 8 more than fit at once.
         for index in 0..<20 {
-            await harness.radio.send(L2CAPBFrame(channelID: 0x0040, payload: [UInt8(index)]), on: 1)
+            try await harness.radio.sendChecked(L2CAPBFrame(channelID: 0x0040, payload: [UInt8(index)]), on: ConnectionHandle(1))
         }
         var payloads: [UInt8] = []
         while payloads.count < 20, let packet = await acl.next() {

@@ -35,7 +35,7 @@ public final class HCICentralManager: CentralManager {
 
     public func events() -> AsyncStream<CentralEvent> {
         let radio = self.radio
-        return radio.centralEvents.subscribe { [.stateChanged(radio.stateSnapshot)] }
+        return radio.events.central.subscribe { [.stateChanged(radio.events.state)] }
     }
 
     public func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> {

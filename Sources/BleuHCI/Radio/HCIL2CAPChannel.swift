@@ -1,12 +1,6 @@
 import BleuCore
 import Foundation
 
-/// Identifies a channel: the link's connection handle and our channel identifier on it.
-struct ChannelKey: Hashable, Sendable {
-    var handle: UInt16
-    var cid: UInt16
-}
-
 /// An LE credit-based channel of an ``HCIRadio``: BleuCore's ``/BleuCore/L2CAPChannel``. SDUs
 /// go out as K-frames, each on one of the peer's credits (``send(_:)`` waits for credits).
 /// The peer gets a credit back at once for a K-frame that does not end an SDU, and for the one
@@ -37,34 +31,15 @@ public final class HCIL2CAPChannel: L2CAPChannel {
     }
 }
 
-/// What the radio keeps per open channel.
-struct RadioChannel {
-    var channel: CreditBasedChannel
-    let psm: UInt16
-    let peer: UUID
-    /// Complete SDUs the application has not read yet; each owes the peer one credit.
-    var sdus: [Data] = []
-    var reader: CheckedContinuation<Data?, any Error>?
-    var creditWaiters: [CheckedContinuation<Void, any Error>] = []
-    var sending = false
-    var sendWaiters: [CheckedContinuation<Void, Never>] = []
-    var end = ChannelEnd.open
-}
-
-/// Whether a channel is open, closed in order, or ended by an error.
-enum ChannelEnd {
-    case open
-    case closed
-    case failed(any Error)
-
-    var isOpen: Bool {
-        if case .open = self { true } else { false }
-    }
+/// Identifies a channel: the link's connection handle and our channel identifier on it.
+struct ChannelKey: Hashable, Sendable {
+    var handle: ConnectionHandle
+    var cid: UInt16
 }
 
 /// A signalling request waiting for its response.
 struct PendingSignal: Hashable, Sendable {
-    var handle: UInt16
+    var handle: ConnectionHandle
     var identifier: UInt8
 }
 

@@ -2,8 +2,23 @@ import BleuATT
 import BleuCore
 import Foundation
 
-/// What an ``HCIRadio`` keeps per connection: both ends of the ATT bearer (our client and our
-/// server), subscriptions, what is queued to send, and the L2CAP channels on it.
+/// A connection's handle, as the controller numbers it: what the radio's per-link tables are
+/// keyed by. HCI commands, events and the host take the raw value.
+struct ConnectionHandle: Hashable, Sendable, CustomStringConvertible {
+    let rawValue: UInt16
+
+    init(_ rawValue: UInt16) {
+        self.rawValue = rawValue
+    }
+
+    /// `0x0001`: how the radio logs a connection.
+    var description: String { "0x\(hex4(rawValue))" }
+}
+
+/// One connection of an ``HCIRadio``: who the peer is, our role, the ATT bearer our GATT client
+/// runs on, the MTU both ends of that bearer use, and how far the connection is. What each
+/// concern keeps per link (GATT server and client state, link-layer parameters, channels) is
+/// kept by that concern, under the same handle.
 struct HCILink {
     enum Role: Sendable, Hashable {
         /// We connected to the peer (we are the central).
@@ -12,74 +27,31 @@ struct HCILink {
         case peripheral
     }
 
-    /// Tags of frames the radio sends, so completions can be told apart.
-    enum FrameKind: Int {
-        case other = 0
-        case writeCommand = 1
-        case notification = 2
-    }
-
-    /// One characteristic the client subscribed to, with the streams reading it.
-    struct Subscription {
-        var characteristic: RemoteCharacteristic
-        var cccdHandle: UInt16
-        var streams: [Int: AsyncThrowingStream<Data, any Error>.Continuation] = [:]
-    }
-
-    /// A value waiting to go to the client as a notification or indication.
-    struct OutgoingValue {
-        var handle: UInt16
-        var value: [UInt8]
-        var indication: Bool
-    }
-
-    let handle: UInt16
+    let handle: ConnectionHandle
     let role: Role
     let peer: UUID
     let address: BluetoothAddress
-    let addressType: AddressType
     let bearer: ATTBearer
+    /// The ATT MTU, one for both directions of the bearer (Vol 3 Part F §3.4.2).
     var mtu = 23
-    var server: ATTServerConnection
-    /// What the controller reported about the link layer.
-    var parameters: HCILinkParameters
     /// Set once the link is ready for the application (setup done for a central's link).
     var isReady = false
     /// We asked for the disconnection (so the reason reported here is ours).
     var disconnectRequested = false
+    /// The last LE signalling identifier used for a request on this link.
+    private var lastSignalIdentifier: UInt8 = 0
 
-    // Client side
-    var subscriptions: [UInt16: Subscription] = [:]
-    /// Characteristic UUIDs by value handle, from discovery (to spot Service Changed).
-    var discoveredValueHandles: [UInt16: BluetoothUUID] = [:]
-    var discoveredServices: [BluetoothUUID] = []
-    var writeCommandsInFlight = 0
-    var wantsWriteReady = false
-
-    // Server side
-    var outbox: [OutgoingValue] = []
-    var notificationsInFlight = 0
-    var indicationInFlight = false
-    var indicationTimer: Task<Void, Never>?
-
-    // L2CAP
-    var nextSignalIdentifier: UInt8 = 0
-
-    init(handle: UInt16, role: Role, peer: UUID, address: BluetoothAddress, addressType: AddressType,
-         bearer: ATTBearer, maxMTU: Int, parameters: HCILinkParameters) {
-        self.parameters = parameters
+    init(handle: ConnectionHandle, role: Role, peer: UUID, address: BluetoothAddress, bearer: ATTBearer) {
         self.handle = handle
         self.role = role
         self.peer = peer
         self.address = address
-        self.addressType = addressType
         self.bearer = bearer
-        self.server = ATTServerConnection(maxMTU: maxMTU)
     }
 
     /// A fresh signalling identifier (1…255; 0 is invalid).
     mutating func signalIdentifier() -> UInt8 {
-        nextSignalIdentifier = nextSignalIdentifier == 255 ? 1 : nextSignalIdentifier + 1
-        return nextSignalIdentifier
+        lastSignalIdentifier = lastSignalIdentifier == 255 ? 1 : lastSignalIdentifier + 1
+        return lastSignalIdentifier
     }
 }

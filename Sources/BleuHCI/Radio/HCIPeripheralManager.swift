@@ -28,7 +28,7 @@ public final class HCIPeripheralManager: PeripheralManager {
 
     public func events() -> AsyncStream<PeripheralEvent> {
         let radio = self.radio
-        return radio.peripheralEvents.subscribe { [.stateChanged(radio.stateSnapshot)] }
+        return radio.events.peripheral.subscribe { [.stateChanged(radio.events.state)] }
     }
 
     public func add(_ service: ServiceDefinition) async throws -> PublishedService {

@@ -9,7 +9,7 @@ extension HCIRadio {
     func discoverServices(_ uuids: [BluetoothUUID]?, on peer: UUID) async throws -> [RemoteService] {
         let link = try readyLink(peer)
         guard case .services(let found) = try await link.bearer.run(.discoverPrimaryServices, mtu: link.mtu) else { return [] }
-        links[link.handle]?.discoveredServices = found.map(\.uuid)
+        client.discovered(services: found.map(\.uuid), on: link.handle)
         return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map {
             RemoteService(peripheral: peer, uuid: $0.uuid, isPrimary: true, handle: $0.handle, endHandle: $0.endHandle)
         }
@@ -31,7 +31,7 @@ extension HCIRadio {
             .discoverCharacteristics(start: service.handle, end: service.endHandle), mtu: link.mtu) else { return [] }
         var result: [RemoteCharacteristic] = []
         for c in found {
-            links[link.handle]?.discoveredValueHandles[c.valueHandle] = c.uuid
+            client.discovered(c.uuid, valueHandle: c.valueHandle, on: link.handle)
             guard uuids == nil || uuids!.contains(c.uuid) else { continue }
             result.append(RemoteCharacteristic(peripheral: service.peripheral, service: service.uuid, uuid: c.uuid,
                                                properties: c.properties, handle: c.declarationHandle,
@@ -81,17 +81,13 @@ extension HCIRadio {
                 throw BleuError.notSupported("characteristic \(characteristic.uuid) does not accept writes without response")
             }
             guard value.count <= link.mtu - 3 else { throw BleuError.valueTooLong(length: value.count, maximum: link.mtu - 3) }
-            guard link.writeCommandsInFlight < configuration.writeWithoutResponseQueueDepth else {
-                links[link.handle]?.wantsWriteReady = true
-                throw BleuError.sendQueueFull(peer)
-            }
-            links[link.handle]?.writeCommandsInFlight += 1
+            guard client.reserveWriteCommand(on: link.handle) else { throw BleuError.sendQueueFull(peer) }
             do {
-                try await sendChecked(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload:
+                try sendChecked(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload:
                     ATTPDU.writeCommand(handle: characteristic.valueHandle, value: Array(value)).encoded),
                     on: link.handle, kind: .writeCommand)
             } catch {
-                if links[link.handle] != nil { links[link.handle]!.writeCommandsInFlight -= 1 }
+                client.writeCommandFailed(on: link.handle)
                 throw error
             }
         }
@@ -109,8 +105,8 @@ extension HCIRadio {
     }
 
     func canSendWriteWithoutResponse(to peer: UUID) -> Bool {
-        guard let link = centralLink(peer), link.isReady else { return false }
-        return link.writeCommandsInFlight < configuration.writeWithoutResponseQueueDepth
+        guard let link = connections.centralLink(to: peer), link.isReady else { return false }
+        return client.canSendWriteCommand(on: link.handle)
     }
 
     func attMTU(_ peer: UUID) throws -> Int {
@@ -132,24 +128,21 @@ extension HCIRadio {
         }
         let valueHandle = characteristic.valueHandle
         var cccdToWrite: UInt16?
-        if link.subscriptions[valueHandle] == nil {
+        if client.subscription(valueHandle, on: link.handle) == nil {
             let descriptors = try await discoverDescriptors(for: characteristic)
             guard let cccd = descriptors.first(where: { $0.uuid == BluetoothUUID.Descriptor.clientCharacteristicConfiguration })
             else { throw BleuError.descriptorNotFound(BluetoothUUID.Descriptor.clientCharacteristicConfiguration) }
             link = try readyLink(peer)
-            if link.subscriptions[valueHandle] == nil {
-                links[link.handle]?.subscriptions[valueHandle] = HCILink.Subscription(characteristic: characteristic,
-                                                                                     cccdHandle: cccd.handle)
+            if client.subscription(valueHandle, on: link.handle) == nil {
+                client.subscribe(characteristic, cccdHandle: cccd.handle, on: link.handle)
                 cccdToWrite = cccd.handle
             }
         }
         // The stream is in place before the configuration is written: a server may notify at once.
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self,
-                                                                    bufferingPolicy: .bufferingOldest(configuration.valueStreamLimit))
-        nextStreamID += 1
-        let id = nextStreamID
-        links[link.handle]?.subscriptions[valueHandle]?.streams[id] = continuation
+                                                                    bufferingPolicy: .bufferingOldest(client.streamLimit))
         let handle = link.handle
+        let id = client.addStream(continuation, valueHandle: valueHandle, on: handle)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.streamEnded(id, valueHandle: valueHandle, on: handle) }
         }
@@ -159,7 +152,7 @@ extension HCIRadio {
                 _ = try await link.bearer.run(.configure(valueHandle: valueHandle, end: characteristic.endHandle,
                                                          descriptor: cccd, bits: bits), mtu: link.mtu)
             } catch {
-                if let subscription = links[handle]?.subscriptions.removeValue(forKey: valueHandle) {
+                if let subscription = client.unsubscribe(valueHandle, on: handle) {
                     for other in subscription.streams.values { other.finish(throwing: error) }
                 }
                 throw error
@@ -168,32 +161,21 @@ extension HCIRadio {
         return stream
     }
 
-    private func streamEnded(_ id: Int, valueHandle: UInt16, on handle: UInt16) {
-        links[handle]?.subscriptions[valueHandle]?.streams[id] = nil
+    private func streamEnded(_ id: GATTClientState.StreamID, valueHandle: UInt16, on handle: ConnectionHandle) {
+        client.removeStream(id, valueHandle: valueHandle, on: handle)
     }
 
     func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
         let link = try readyLink(characteristic.peripheral)
-        guard let subscription = links[link.handle]?.subscriptions.removeValue(forKey: characteristic.valueHandle) else { return }
+        guard let subscription = client.unsubscribe(characteristic.valueHandle, on: link.handle) else { return }
         for stream in subscription.streams.values { stream.finish() }
         _ = try await link.bearer.run(.configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle,
                                                  descriptor: subscription.cccdHandle, bits: 0), mtu: link.mtu)
     }
 
-    /// A notification or indication from the server of `handle`'s link.
-    func valueReceived(_ valueHandle: UInt16, _ bytes: [UInt8], on handle: UInt16) {
-        guard let link = links[handle] else { return }
-        if link.discoveredValueHandles[valueHandle] == BluetoothUUID.Characteristic.serviceChanged {
-            centralEvents.yield(.servicesChanged(link.peer))
-        }
-        guard let subscription = link.subscriptions[valueHandle] else { return }
-        let value = Data(bytes)
-        for (id, stream) in subscription.streams {
-            if case .dropped = stream.yield(value) {
-                links[handle]?.subscriptions[valueHandle]?.streams[id] = nil
-                stream.finish(throwing: BleuError.bufferOverflow(
-                    "the stream of \(subscription.characteristic.uuid) held \(configuration.valueStreamLimit) values its consumer did not read"))
-            }
-        }
+    /// A notification or indication from the server of the link.
+    func valueReceived(_ valueHandle: UInt16, _ bytes: [UInt8], on link: HCILink) {
+        if client.isServiceChanged(valueHandle, on: link.handle) { events.central.yield(.servicesChanged(link.peer)) }
+        client.received(bytes, valueHandle: valueHandle, on: link.handle)
     }
 }

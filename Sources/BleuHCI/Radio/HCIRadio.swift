@@ -15,79 +15,36 @@ import Logging
 /// let radio = try await HCIRadio.open(HCIEndpoint("tcp:127.0.0.1:9000")!)   // starts the controller
 /// let central = HCICentralManager(radio: radio)
 /// ```
+///
+/// The radio is a coordinator: each concern keeps its state in a value of its own, which the
+/// radio owns (so all of it stays isolated to this actor, with no hop between concerns), and
+/// the radio routes what the host reports to them and carries out what they decide.
 public actor HCIRadio {
-    let host: HCIHost
-    let clock: any Clock<Duration>
-    /// Time since the radio was made, on its clock.
-    let elapsed: ElapsedClock
     /// How the radio uses its controller.
     public let configuration: HCIRadioConfiguration
+    let clock: any Clock<Duration>
     /// Connections, attempts, refusals and peer violations, with the connection handle.
     let logger: Logger
-
-    var state: ManagerState = .unknown
-    /// The state, readable without the actor (a new event stream starts with it).
-    private nonisolated let stateBox = Locked(ManagerState.unknown)
-    nonisolated var stateSnapshot: ManagerState { stateBox.withLock { $0 } }
-    /// What start-up learned about the controller.
-    public private(set) var controller = ControllerInfo()
-    /// The address this radio uses on air (known once started).
-    public private(set) var address = BluetoothAddress.zero
-    var ownAddressType: AddressType = .randomDevice
-    /// Scanning, advertising and connecting use the LE extended commands (decided at start).
-    public private(set) var usesExtendedCommands = false
-
-    let centralEvents = EventBroadcaster<CentralEvent>()
-    let peripheralEvents = EventBroadcaster<PeripheralEvent>()
-
-    var peers: PeerDirectory
-    /// Where the radio counts the ATT PDUs it sends and receives, if someone asked.
-    let attTraffic: ATTTrafficCounter?
-    var links: [UInt16: HCILink] = [:]
-    var database: GATTDatabase
-    var pumpTask: Task<Void, Never>?
-    var sendTask: Task<Void, Never>?
-    /// Signalled whenever the controller completes frames: the host's ACL queue has room again.
-    let aclRoom = ReadySignal()
-    /// Frames dropped because their link went down before the host took them.
-    public private(set) var framesForClosedLinks = 0
-    var outbound: AsyncStream<Outbound>.Continuation
-    /// Commands the radio does not wait on, sent in order by ``commandTask``.
-    var backgroundCommands: AsyncStream<BackgroundCommand>.Continuation
-    var commandTask: Task<Void, Never>?
-
-    var nextStreamID = 0
-
-    // Scanning
-    var scan: RadioScan?
-    var nextScanID = 0
-
-    // Connecting (one LE Create Connection at a time, as controllers require)
-    var connectAttempt: ConnectAttempt?
-    var nextAttemptID: UInt64 = 0
-    var connectWaiters: [CheckedContinuation<Void, Never>] = []
-    var connecting = false
-    /// Setups of new central links, by handle, that `connect` waits for.
-    var setupWaiters: [UInt16: [CheckedContinuation<Void, any Error>]] = [:]
-    /// Callers of ``updateConnection(of:_:)`` and ``setPHY(of:preferring:)`` waiting for their event.
-    var procedureWaiters: [LinkProcedure: [CheckedContinuation<Void, any Error>]] = [:]
-    /// Callers of `cancelConnection` waiting for the Disconnection Complete.
-    var closeWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
-
-    // Advertising
-    var advertisement: (data: AdvertisingData, scanResponse: AdvertisingData?)?
-
-    // Requests the application answers
-    var nextRequestID: UInt64 = 0
-    var pendingRequests: [ATTRequestID: PendingRequest] = [:]
-    var queuedValues = 0
-    var readyToUpdatePending = false
-
-    // L2CAP
-    var publishedPSMs: [UInt16: Bool] = [:]
-    var channels: [ChannelKey: RadioChannel] = [:]
-    /// Channels we asked a peer to open, by link and signalling identifier.
-    var pendingChannelOpens: [PendingSignal: PendingChannelOpen] = [:]
+    /// The power state and the events of each role, readable without the actor.
+    let events: RadioEvents
+    /// What start-up learned and decided.
+    var setup = ControllerSetup()
+    /// The lanes to and from the host.
+    var pipeline: HostPipeline
+    /// Known peers, connections, and connecting.
+    var connections: ConnectionTable
+    /// Link-layer parameters and procedures.
+    var linkLayer = LinkLayerTable()
+    /// The running scan.
+    var scanner: RadioScanner
+    /// Whether advertising is on.
+    var advertiser = RadioAdvertiser()
+    /// Our GATT server (both roles) and the values it pushes.
+    var server: GATTServerState
+    /// Our GATT client's state per link.
+    var client: GATTClientState
+    /// LE credit-based channels.
+    var channels: ChannelTable
 
     /// A radio on `host`; ``start()`` brings the controller up. Its timers run on `clock`; it logs
     /// connections and problems to `logger` (details at debug and trace level), and counts the
@@ -95,16 +52,19 @@ public actor HCIRadio {
     public init(host: HCIHost, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.hci"),
                 attTraffic: ATTTrafficCounter? = nil) {
-        self.host = host
-        self.attTraffic = attTraffic
-        self.logger = logger
-        self.clock = clock
-        self.elapsed = ElapsedClock(clock)
         self.configuration = configuration
-        database = GATTDatabase(deviceName: configuration.deviceName, appearance: configuration.appearance)
-        peers = PeerDirectory(localAddress: .zero, capacity: configuration.maxKnownPeers)
-        outbound = AsyncStream.makeStream(of: Outbound.self).continuation
-        backgroundCommands = AsyncStream.makeStream(of: BackgroundCommand.self).continuation
+        self.clock = clock
+        self.logger = logger
+        events = RadioEvents()
+        pipeline = HostPipeline(host: host, logger: logger, attTraffic: attTraffic)
+        connections = ConnectionTable(peers: PeerDirectory(localAddress: .zero, capacity: configuration.maxKnownPeers))
+        scanner = RadioScanner(clock: clock)
+        server = GATTServerState(deviceName: configuration.deviceName, appearance: configuration.appearance,
+                                 updateQueueDepth: configuration.notificationQueueDepth)
+        client = GATTClientState(writeQueueDepth: configuration.writeWithoutResponseQueueDepth,
+                                 streamLimit: configuration.valueStreamLimit)
+        channels = ChannelTable(localMTU: configuration.l2capMTU, localMPS: configuration.l2capMPS,
+                                localCredits: configuration.l2capCredits)
     }
 
     /// Opens the transport an endpoint names, and starts a radio on it.
@@ -115,43 +75,52 @@ public actor HCIRadio {
         return radio
     }
 
+    var host: HCIHost { pipeline.host }
+
+    /// What start-up learned about the controller.
+    public var controller: ControllerInfo { setup.controller }
+    /// The address this radio uses on air (known once started).
+    public var address: BluetoothAddress { setup.address }
+    /// Scanning, advertising and connecting use the LE extended commands (decided at start).
+    public var usesExtendedCommands: Bool { setup.usesExtendedCommands }
+    /// Frames dropped because their link went down before the host took them.
+    public var framesForClosedLinks: Int { pipeline.framesForClosedLinks }
+
     /// Resets and initialises the controller (``HCIHost/start()``), takes the configured address,
     /// and powers the radio on: both managers see ``/BleuCore/ManagerState/poweredOn``. Throws
     /// ``HCIHostError`` when the controller does not come up.
     @discardableResult
     public func start() async throws -> ControllerInfo {
-        guard state != .poweredOn else { return controller }
+        guard events.state != .poweredOn else { return setup.controller }
         let info = try await host.start()
-        controller = info
+        setup.controller = info
         var generator = SystemRandomNumberGenerator()
         switch configuration.ownAddress ?? .randomStatic(BluetoothAddress.randomStatic(using: &generator)) {
         case .publicAddress:
-            address = info.address
-            ownAddressType = .publicDevice
+            setup.address = info.address
+            setup.ownAddressType = .publicDevice
         case .randomStatic(let random):
-            address = random.asRandomStatic
-            ownAddressType = .randomDevice
-            _ = try await host.execute(.leSetRandomAddress(address))
+            setup.address = random.asRandomStatic
+            setup.ownAddressType = .randomDevice
+            _ = try await host.execute(.leSetRandomAddress(setup.address))
         }
-        peers = PeerDirectory(localAddress: address, capacity: configuration.maxKnownPeers)
-        usesExtendedCommands = configuration.usesExtendedCommands == .whenSupported && info.supportsExtendedAdvertising
+        connections.resetPeers(PeerDirectory(localAddress: setup.address, capacity: configuration.maxKnownPeers))
+        setup.usesExtendedCommands = configuration.usesExtendedCommands == .whenSupported && info.supportsExtendedAdvertising
         let logger = logger
         await host.observeDrops { cause, reason in
             logger.warning("the host dropped input from the controller (\(cause.rawValue)): \(reason)")
         }
-        if sendTask == nil { startSending() }
-        if commandTask == nil { startCommandTask() }
-        if pumpTask == nil {
+        if !pipeline.isRunning {
             let inbound = host.inbound
-            pumpTask = Task { [weak self] in
+            pipeline.start(inbound: Task { [weak self] in
                 for await item in inbound {
                     guard let self else { return }
                     await self.receive(item)
                 }
                 await self?.controllerLost()
-            }
+            })
         }
-        setState(.poweredOn)
+        events.setState(.poweredOn)
         return info
     }
 
@@ -159,11 +128,12 @@ public actor HCIRadio {
     /// advertising stop, the transport closes, and both managers see
     /// ``/BleuCore/ManagerState/poweredOff``.
     public func stop() async {
-        guard state == .poweredOn else { return }
-        if scan != nil { await stopScan() }
-        if advertisement != nil { await stopAdvertising() }
-        for link in links.values {
-            await attempt(.disconnect(handle: link.handle, reason: 0x15), completes: false, "disconnecting 0x\(hex4(link.handle)) on stop")
+        guard events.state == .poweredOn else { return }
+        if scanner.isScanning { await stopScan() }
+        if advertiser.isAdvertising { await stopAdvertising() }
+        for link in connections.all {
+            await pipeline.attempt(.disconnect(handle: link.handle.rawValue, reason: 0x15), completes: false,
+                                   "disconnecting \(link.handle) on stop")
         }
         await host.stop()
         controllerLost()
@@ -171,61 +141,37 @@ public actor HCIRadio {
 
     /// The address and address type behind an identifier this radio gave a peer.
     public func address(of peer: UUID) -> (address: BluetoothAddress, type: AddressType)? {
-        peers.entry(peer).map { ($0.address, $0.type) }
+        connections.peers.entry(peer).map { ($0.address, $0.type) }
     }
 
     /// The identifier of the peer at `address`, so it can be connected without a scan (when its
     /// address type is known).
     public func identify(_ address: BluetoothAddress, type: AddressType) -> UUID {
-        identifyPeer(address, type: type)
-    }
-
-    /// The peer's identifier, remembering it (and its name); connected peers are never forgotten
-    /// to make room in the directory.
-    func identifyPeer(_ address: BluetoothAddress, type: AddressType, name: String? = nil) -> UUID {
-        peers.identify(address, type: type, name: name, isProtected: { [links] id in links.values.contains { $0.peer == id } })
+        connections.identify(address, type: type)
     }
 
     /// The radio's state: unknown before ``start()``, powered on while the controller runs,
     /// powered off after ``stop()`` or when the transport closes.
-    public var currentState: ManagerState { state }
-
-    func setState(_ new: ManagerState) {
-        guard new != state else { return }
-        state = new
-        stateBox.withLock { $0 = new }
-        centralEvents.yield(.stateChanged(new))
-        peripheralEvents.yield(.stateChanged(new))
-    }
+    public var currentState: ManagerState { events.state }
 
     /// The transport closed or the radio stopped: everything ends.
     func controllerLost() {
-        guard state == .poweredOn else { return }
-        outbound.finish()
-        backgroundCommands.finish()
-        aclRoom.failWaiters(BleuError.bluetoothPoweredOff)
-        sendTask = nil
-        commandTask = nil
-        pumpTask = nil
-        endScan(throwing: BleuError.bluetoothPoweredOff)
-        advertisement = nil
-        for handle in Array(links.keys) { linkClosed(handle, reason: .poweredOff) }
-        if let attempt = connectAttempt {
-            connectAttempt = nil
-            attempt.continuation.resume(throwing: BleuError.bluetoothPoweredOff)
-        }
-        for waiter in connectWaiters { waiter.resume() }
-        connectWaiters = []
-        setState(.poweredOff)
+        guard events.state == .poweredOn else { return }
+        pipeline.stop()
+        scanner.end(throwing: BleuError.bluetoothPoweredOff)
+        _ = advertiser.stopped()
+        for handle in connections.handles { linkClosed(handle, reason: .poweredOff) }
+        connections.controllerLost(.bluetoothPoweredOff)
+        events.setState(.poweredOff)
     }
 
     /// Throws unless the radio is powered on.
     func requirePoweredOn() throws(BleuError) {
-        switch state {
+        switch events.state {
         case .poweredOn: return
         case .poweredOff: throw .bluetoothPoweredOff
         case .unauthorized: throw .bluetoothUnauthorized
-        default: throw .bluetoothUnavailable(state)
+        case let state: throw .bluetoothUnavailable(state)
         }
     }
 
@@ -235,8 +181,8 @@ public actor HCIRadio {
         logger.trace("in: \(item)")
         switch item {
         case .event(let event): handle(event)
-        case .frame(let received): route(received)
-        case let .framesCompleted(handle, tags): framesCompleted(handle, tags)
+        case .frame(let received): route(received.frame, on: ConnectionHandle(received.handle))
+        case let .framesCompleted(handle, tags): framesCompleted(ConnectionHandle(handle), tags)
         }
     }
 
@@ -250,14 +196,14 @@ public actor HCIRadio {
              .le(.enhancedConnectionCompleteV2(let c)):
             connectionComplete(c)
         case let .disconnectionComplete(status, handle, reason):
-            if status == 0 { linkClosed(handle, reason: DisconnectReason(hciCode: reason)) }
+            if status == 0 { linkClosed(ConnectionHandle(handle), reason: DisconnectReason(hciCode: reason)) }
         case .le(.remoteConnectionParameterRequest(let handle, let min, let max, let latency, let timeout)):
             let parameters = LEConnectionParameters(intervalMin: min, intervalMax: max, maxLatency: latency,
                                                     supervisionTimeout: timeout)
-            issue(.leRemoteConnectionParameterRequestReply(handle: handle, parameters), completes: true,
-                  "accepting the peer's connection parameters on 0x\(hex4(handle))")
+            pipeline.issue(.leRemoteConnectionParameterRequestReply(handle: handle, parameters), completes: true,
+                           "accepting the peer's connection parameters on \(ConnectionHandle(handle))")
         case .le(.connectionUpdateComplete), .le(.phyUpdateComplete), .le(.dataLengthChange):
-            if case .le(let meta) = event { linkLayerEvent(meta) }
+            if case .le(let meta) = event { linkLayer.apply(meta) }
         case .hardwareError:
             Task { await self.stop() }
         default:
@@ -266,93 +212,41 @@ public actor HCIRadio {
     }
 
     /// An L2CAP frame: ATT, LE signalling, SMP, or a credit-based channel.
-    private func route(_ received: HCIHost.ReceivedFrame) {
-        guard links[received.handle] != nil else { return }
-        let payload = received.frame.payload
-        if received.frame.channelID == L2CAPBFrame.attCID { attTraffic?.countReceived(payload.count) }
-        switch received.frame.channelID {
-        case L2CAPBFrame.attCID: attReceived(payload, on: received.handle)
-        case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: received.handle)
+    private func route(_ frame: L2CAPBFrame, on handle: ConnectionHandle) {
+        guard connections[handle] != nil else { return }
+        let payload = frame.payload
+        switch frame.channelID {
+        case L2CAPBFrame.attCID:
+            pipeline.attTraffic?.countReceived(payload.count)
+            attReceived(payload, on: handle)
+        case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: handle)
         case L2CAPBFrame.smpCID:
             // No Security Manager yet: refuse pairing (Pairing Failed, Pairing Not Supported).
             if let code = payload.first, code == 0x01 || code == 0x0B {
-                send(L2CAPBFrame(channelID: L2CAPBFrame.smpCID, payload: [0x05, 0x05]), on: received.handle)
+                pipeline.send(L2CAPBFrame(channelID: L2CAPBFrame.smpCID, payload: [0x05, 0x05]), on: handle)
             }
         default:
-            channelFrameReceived(payload, cid: received.frame.channelID, on: received.handle)
+            channelFrameReceived(payload, cid: frame.channelID, on: handle)
         }
     }
 
-    private func framesCompleted(_ handle: UInt16, _ tags: [Int]) {
-        guard var link = links[handle] else { return }
-        let writes = tags.count { $0 == HCILink.FrameKind.writeCommand.rawValue }
-        let notifications = tags.count { $0 == HCILink.FrameKind.notification.rawValue }
-        link.writeCommandsInFlight = max(0, link.writeCommandsInFlight - writes)
-        link.notificationsInFlight = max(0, link.notificationsInFlight - notifications)
-        let ready = link.wantsWriteReady && link.writeCommandsInFlight < configuration.writeWithoutResponseQueueDepth
-        if ready { link.wantsWriteReady = false }
-        links[handle] = link
-        if ready { centralEvents.yield(.readyToSendWriteWithoutResponse(link.peer)) }
-        if notifications > 0 { valuesDone(notifications) }
-        aclRoom.signal()
-        pumpOutbox(handle)
+    /// The controller sent frames of a link: flow control moves on for writes without response
+    /// and notifications, and senders waiting for the host's ACL queue go on.
+    private func framesCompleted(_ handle: ConnectionHandle, _ tags: [Int]) {
+        guard let link = connections[handle] else { return }
+        let writes = tags.count { $0 == FrameKind.writeCommand.rawValue }
+        let notifications = tags.count { $0 == FrameKind.notification.rawValue }
+        if client.writeCommandsSent(writes, on: handle) { events.central.yield(.readyToSendWriteWithoutResponse(link.peer)) }
+        if server.updates.notificationsSent(notifications, on: handle) { events.peripheral.yield(.readyToUpdateSubscribers) }
+        pipeline.aclRoom.signal()
+        pumpUpdates(handle)
     }
 
     // MARK: Sending
 
-    /// Queues a frame on a connection, in order with every other frame the radio sends. When the
-    /// host's ACL queue is full the sender waits for the controller to complete frames
-    /// (back-pressure); a frame for a link that went down is dropped, counted in
-    /// ``framesForClosedLinks`` and logged.
-    func send(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) {
-        logger.trace("out: \(frame) on 0x\(hex4(handle))")
-        if frame.channelID == L2CAPBFrame.attCID { attTraffic?.countSent(frame.payload.count) }
-        outbound.yield(Outbound(frame: frame, handle: handle, tag: kind.rawValue))
+    /// Queues a frame on the pipeline, throwing when there is no such link.
+    func sendChecked(_ frame: L2CAPBFrame, on handle: ConnectionHandle, kind: FrameKind = .other) throws {
+        guard connections[handle] != nil else { throw BleuError.invalidState("connection \(handle) is closed") }
+        pipeline.send(frame, on: handle, kind: kind)
     }
-
-    /// Queues a frame, throwing when there is no such link.
-    func sendChecked(_ frame: L2CAPBFrame, on handle: UInt16, kind: HCILink.FrameKind = .other) async throws {
-        guard links[handle] != nil else { throw BleuError.invalidState("connection 0x\(hex4(handle)) is closed") }
-        send(frame, on: handle, kind: kind)
-    }
-
-    /// Sends queued frames one at a time, so the host sees them in the radio's order.
-    func startSending() {
-        let (stream, continuation) = AsyncStream.makeStream(of: Outbound.self)
-        outbound = continuation
-        let host = self.host
-        sendTask = Task {
-            for await item in stream {
-                await self.hand(item, to: host)
-            }
-        }
-    }
-
-    /// Hands one frame to the host, waiting while its ACL queue is full.
-    private func hand(_ item: Outbound, to host: HCIHost) async {
-        while true {
-            let generation = aclRoom.generation
-            do {
-                try await host.send(item.frame, on: item.handle, tag: item.tag)
-                return
-            } catch HCIHostError.aclQueueFull {
-                do {
-                    try await aclRoom.wait(after: generation)
-                } catch {
-                    return  // the radio is stopping
-                }
-            } catch {
-                framesForClosedLinks += 1
-                logger.debug("a frame for connection 0x\(hex4(item.handle)) was dropped: \(error)")
-                return
-            }
-        }
-    }
-}
-
-/// A frame on its way to the host.
-struct Outbound: Sendable {
-    var frame: L2CAPBFrame
-    var handle: UInt16
-    var tag: Int
 }

@@ -1,0 +1,62 @@
+import BleuCore
+import Foundation
+
+/// Whether the radio advertises — kept so advertising resumes after each connection (a
+/// controller stops advertising when one is made) — and the advertising commands, legacy or
+/// extended.
+struct RadioAdvertiser {
+    private(set) var isAdvertising = false
+
+    mutating func started() {
+        isAdvertising = true
+    }
+
+    /// Advertising is off; returns whether it was on.
+    mutating func stopped() -> Bool {
+        defer { isAdvertising = false }
+        return isAdvertising
+    }
+
+    /// The commands that set advertising up (before ``enable(_:extended:)``): connectable and
+    /// scannable legacy PDUs every `interval`, with `data` and `scanResponse`. With the extended
+    /// commands that is set 0, which takes our random address itself. Throws
+    /// ``/BleuCore/BleuError/invalidData(_:)`` when the data does not encode.
+    static func setUp(_ data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration,
+                      address: BluetoothAddress, ownAddressType: AddressType, extended: Bool) throws -> [HCICommand] {
+        let bytes: Data, response: Data
+        do {
+            bytes = try data.encoded()
+            response = try scanResponse?.encoded() ?? Data()
+        } catch {
+            throw BleuError.invalidData("\(error)")
+        }
+        guard extended else {
+            return [
+                .leSetAdvertisingParameters(LEAdvertisingParameters(
+                    intervalMin: interval, intervalMax: interval, advertisingType: .connectableScannableUndirected,
+                    ownAddressType: ownAddressType)),
+                .leSetAdvertisingData(Array(bytes)),
+                .leSetScanResponseData(Array(response)),
+            ]
+        }
+        var commands: [HCICommand] = []
+        if ownAddressType == .randomDevice {
+            commands.append(.raw(.leSetAdvertisingSetRandomAddress, [0] + address.littleEndianBytes))
+        }
+        // Set 0, legacy ADV_IND PDUs (event properties: connectable, scannable, legacy).
+        commands += [
+            .leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
+                handle: 0, eventProperties: [.connectable, .scannable, .legacy], intervalMin: interval, intervalMax: interval,
+                ownAddressType: ownAddressType)),
+            .leSetExtendedAdvertisingData(LEExtendedAdvertisingData(data: Array(bytes))),
+            .leSetExtendedScanResponseData(LEExtendedAdvertisingData(data: Array(response))),
+        ]
+        return commands
+    }
+
+    /// LE Set (Extended) Advertising Enable: set 0, or every set when disabling.
+    static func enable(_ on: Bool, extended: Bool) -> HCICommand {
+        guard extended else { return .leSetAdvertisingEnable(on) }
+        return .leSetExtendedAdvertisingEnable(enable: on, sets: on ? [LEAdvertisingSetEnable(handle: 0)] : [])
+    }
+}
