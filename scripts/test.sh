@@ -50,7 +50,7 @@ fi
 
 echo "== Examples: the emulator examples run and exit 0; HCIScan (needs a controller) refuses to run without one"
 bin="$(swift build --show-bin-path)"
-for example in ThermometerActor HeartRate SensorFleet; do
+for example in ThermometerActor HeartRate SensorFleet CoreBluetoothSwitch; do
     start=$SECONDS
     # Each bounds itself (SensorFleet gives up after 10 s); the timeout only guards against a hang.
     if ! timeout 120 "$bin/$example" >"$log" 2>&1; then
@@ -69,7 +69,7 @@ echo "HCIScan: built; without an endpoint it prints its usage and exits non-zero
 
 echo "== Documentation: DocC for every library, cross-module links resolved (any DocC warning fails)"
 start=$SECONDS
-libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI)
+libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI CoreBluetoothEmulator)
 # Combined documentation: each library links to the libraries it depends on (``/BleuCore/ATTError``),
 # and one archive holds them all. Only the libraries: the dependencies' own docs are not ours to fix.
 if ! swift package generate-documentation --enable-experimental-combined-documentation \

@@ -5,7 +5,7 @@ import Foundation
 /// services through ``EmulatedCBPeripheral``, with delegate callbacks on the queue given at
 /// init (the main queue for `nil`), in CoreBluetooth's order.
 ///
-/// Underneath is the emulator's ``BleuEmulator/EmulatedCentralManager`` with its link model:
+/// Underneath is the emulator's ``/BleuEmulator/EmulatedCentralManager`` with its link model:
 /// connections, discovery, reads and writes take the air time the bus's configuration gives
 /// them, faults come from its seed, and virtual time works as for the native API.
 ///
@@ -42,7 +42,7 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
     let core: EmulatedCentralManager
 
     /// The emulator's central underneath, for a test's controls on the bus
-    /// (``BleuEmulator/EmulatorBus/setState(_:of:)-(_,EmulatedCentralManager)``, ``BleuEmulator/EmulatorBus/loseLink(between:and:)``).
+    /// (``/BleuEmulator/EmulatorBus/setState(_:of:)-(_,EmulatedCentralManager)``, ``/BleuEmulator/EmulatorBus/loseLink(between:and:)``).
     public var emulatorManager: EmulatedCentralManager { core }
     let callbacks: CallbackQueue
     let table = Locked(Table())
@@ -55,17 +55,17 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
         set { delegateBox.set(newValue) }
     }
 
-    /// A central on ``BleuEmulator/EmulatorBus/shared``, with no delegate, on the main queue.
+    /// A central on ``/BleuEmulator/EmulatorBus/shared``, with no delegate, on the main queue.
     public convenience init() {
         self.init(delegate: nil, queue: nil)
     }
 
-    /// A central on ``BleuEmulator/EmulatorBus/shared`` whose callbacks run on `queue` (the main queue for `nil`).
+    /// A central on ``/BleuEmulator/EmulatorBus/shared`` whose callbacks run on `queue` (the main queue for `nil`).
     public convenience init(delegate: (any EmulatedCBCentralManagerDelegate)?, queue: DispatchQueue?) {
         self.init(delegate: delegate, queue: queue, options: nil)
     }
 
-    /// A central on ``BleuEmulator/EmulatorBus/shared`` with CoreBluetooth's initialization
+    /// A central on ``/BleuEmulator/EmulatorBus/shared`` with CoreBluetooth's initialization
     /// options: `CBCentralManagerOptionRestoreIdentifierKey` restores a predecessor's
     /// connections, scan and subscriptions (``EmulatedCBCentralManagerDelegate/centralManager(_:willRestoreState:)``);
     /// `CBCentralManagerOptionShowPowerAlertKey` has no effect in the emulator.

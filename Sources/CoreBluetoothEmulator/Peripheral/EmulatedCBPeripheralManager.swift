@@ -5,7 +5,7 @@ import Foundation
 /// answer centrals' requests and notify subscribers, with delegate callbacks on the queue given
 /// at init (the main queue for `nil`), in CoreBluetooth's order.
 ///
-/// Underneath is the emulator's ``BleuEmulator/EmulatedPeripheralManager``: the emulator
+/// Underneath is the emulator's ``/BleuEmulator/EmulatedPeripheralManager``: the emulator
 /// enforces properties, permissions, lengths and security (pairing on encrypted attributes)
 /// before a request reaches the delegate, as CoreBluetooth does.
 public class EmulatedCBPeripheralManager: EmulatedCBManager {
@@ -21,7 +21,7 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
     let core: EmulatedPeripheralManager
 
     /// The emulator's peripheral underneath, for a test's controls on the bus
-    /// (``BleuEmulator/EmulatorBus/setState(_:of:)-(_,EmulatedPeripheralManager)``, ``BleuEmulator/EmulatorBus/setDistance(_:of:)``).
+    /// (``/BleuEmulator/EmulatorBus/setState(_:of:)-(_,EmulatedPeripheralManager)``, ``/BleuEmulator/EmulatorBus/setDistance(_:of:)``).
     public var emulatorManager: EmulatedPeripheralManager { core }
     let callbacks: CallbackQueue
     let table = Locked(Table())
@@ -34,17 +34,17 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
         set { delegateBox.set(newValue) }
     }
 
-    /// A peripheral on ``BleuEmulator/EmulatorBus/shared``, with no delegate, on the main queue.
+    /// A peripheral on ``/BleuEmulator/EmulatorBus/shared``, with no delegate, on the main queue.
     public convenience init() {
         self.init(delegate: nil, queue: nil)
     }
 
-    /// A peripheral on ``BleuEmulator/EmulatorBus/shared`` whose callbacks run on `queue` (the main queue for `nil`).
+    /// A peripheral on ``/BleuEmulator/EmulatorBus/shared`` whose callbacks run on `queue` (the main queue for `nil`).
     public convenience init(delegate: (any EmulatedCBPeripheralManagerDelegate)?, queue: DispatchQueue?) {
         self.init(delegate: delegate, queue: queue, options: nil)
     }
 
-    /// A peripheral on ``BleuEmulator/EmulatorBus/shared`` with CoreBluetooth's initialization
+    /// A peripheral on ``/BleuEmulator/EmulatorBus/shared`` with CoreBluetooth's initialization
     /// options: `CBPeripheralManagerOptionRestoreIdentifierKey` restores a predecessor's services
     /// and advertising; `CBPeripheralManagerOptionShowPowerAlertKey` has no effect in the emulator.
     public convenience init(delegate: (any EmulatedCBPeripheralManagerDelegate)?, queue: DispatchQueue?,
