@@ -94,6 +94,8 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
     public var seed: UInt64?
     /// Link events the bus keeps for ``EmulatorBus/trace``; older ones are dropped. 0 records nothing.
     public var traceCapacity: Int
+    /// What the CoreBluetooth-shaped API (`CoreBluetoothEmulator`) adds on top.
+    public var coreBluetooth: CoreBluetoothOptions
 
     /// A configuration; each parameter sets the knob of the same name (the defaults are `.default`'s).
     public init(
@@ -123,7 +125,8 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
         pairing: PairingConfiguration = PairingConfiguration(),
         l2cap: L2CAPConfiguration = L2CAPConfiguration(),
         seed: UInt64? = nil,
-        traceCapacity: Int = 10_000
+        traceCapacity: Int = 10_000,
+        coreBluetooth: CoreBluetoothOptions = CoreBluetoothOptions()
     ) {
         self.timing = timing
         self.scanLatency = scanLatency
@@ -152,6 +155,7 @@ public struct EmulatorConfiguration: Sendable, Hashable, Codable {
         self.l2cap = l2cap
         self.seed = seed
         self.traceCapacity = traceCapacity
+        self.coreBluetooth = coreBluetooth
     }
 }
 

@@ -50,7 +50,8 @@ public class EmulatedCBPeripheral: EmulatedCBPeer {
         manager?.core.canSendWriteWithoutResponseNow(to: identifier) ?? false
     }
 
-    /// Whether the peripheral is authorized for ANCS. The emulator has no ANCS: always `false`.
+    /// Whether the peripheral is authorized for ANCS; `false` until
+    /// ``EmulatedCBCentralManager/emulateANCSAuthorization(_:for:)`` says otherwise.
     public var ancsAuthorized: Bool {
         table.withLock { $0.ancsAuthorized }
     }
@@ -268,6 +269,13 @@ public class EmulatedCBPeripheral: EmulatedCBPeer {
         guard let manager = connectedManager("openL2CAPChannel") else { return }
         let callbacks = manager.callbacks
         let target = Unchecked(self)
+        guard manager.core.bus.configuration.coreBluetooth.l2capSupported else {
+            callbacks.async {
+                let peripheral = target.value
+                peripheral.delegate?.peripheral(peripheral, didOpen: nil, error: CBError(.operationNotSupported))
+            }
+            return
+        }
         manager.core.openL2CAPChannel(psm: PSM, on: identifier) { result in
             callbacks.async {
                 let peripheral = target.value

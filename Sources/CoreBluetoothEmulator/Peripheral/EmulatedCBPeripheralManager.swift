@@ -55,8 +55,9 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
     /// A peripheral on `bus` — tests give each its own bus, so they stay isolated.
     public init(delegate: (any EmulatedCBPeripheralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
                 bus: EmulatorBus) {
-        core = EmulatedPeripheralManager(bus: bus,
-                                         restoreIdentifier: options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String)
+        let restores = bus.configuration.coreBluetooth.stateRestorationEnabled
+        core = EmulatedPeripheralManager(bus: bus, restoreIdentifier: restores
+            ? options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String : nil)
         callbacks = CallbackQueue(queue)
         super.init(initialState: .unknown)
         delegateBox.set(delegate)
@@ -206,7 +207,11 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
     /// follows with the PSM the emulator assigned.
     public func publishL2CAPChannel(withEncryption encryptionRequired: Bool) {
         guard !refuseUnlessPoweredOn("publishL2CAPChannel") else { return }
-        let outcome = Result { try core.publishL2CAPChannelNow(requiresEncryption: encryptionRequired) }
+        let supported = core.bus.configuration.coreBluetooth.l2capSupported
+        let outcome = Result { () throws -> UInt16 in
+            guard supported else { throw CBError(.operationNotSupported) }
+            return try core.publishL2CAPChannelNow(requiresEncryption: encryptionRequired)
+        }
         let target = Unchecked(self)
         callbacks.async {
             let manager = target.value

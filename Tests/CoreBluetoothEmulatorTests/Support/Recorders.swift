@@ -61,6 +61,10 @@ final class CentralRecorder: EmulatedCBCentralManagerDelegate, EmulatedCBPeriphe
         log.append("connectionEvent \(event == .peerConnected ? "connected" : "disconnected")")
     }
 
+    func centralManager(_ central: EmulatedCBCentralManager, didUpdateANCSAuthorizationFor peripheral: EmulatedCBPeripheral) {
+        log.append("didUpdateANCSAuthorization")
+    }
+
     func peripheral(_ peripheral: EmulatedCBPeripheral, didModifyServices invalidatedServices: [EmulatedCBService]) {
         log.append("didModifyServices \(invalidatedServices.count)")
     }
