@@ -156,12 +156,7 @@ struct CentralRoleTests {
         await world.publish(service)
         await world.advertise([CBAdvertisementDataLocalNameKey: "HRM"])
         let peripheral = try await world.connect(to: "HRM")
-        peripheral.discoverServices(nil)
-        _ = await world.central.log.next("didDiscoverServices")
-        let remote = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: "180D") })
-        peripheral.discoverCharacteristics([CBUUID(string: "2A37")], for: remote)
-        _ = await world.central.log.next("didDiscoverCharacteristics")
-        let characteristic = try #require(remote.characteristics?.first)
+        let characteristic = try await world.characteristic("2A37", of: "180D", on: peripheral)
 
         world.peripheral.refusal = .insufficientResources
         peripheral.readValue(for: characteristic)
@@ -187,12 +182,7 @@ struct CentralRoleTests {
         #expect(peripheral.maximumWriteValueLength(for: .withoutResponse) == mtu - 3)
         #expect(peripheral.maximumWriteValueLength(for: .withResponse) == 512)
 
-        peripheral.discoverServices(nil)
-        _ = await world.central.log.next("didDiscoverServices")
-        let remote = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: "180D") })
-        peripheral.discoverCharacteristics([CBUUID(string: "2A3A")], for: remote)
-        _ = await world.central.log.next("didDiscoverCharacteristics")
-        let characteristic = try #require(remote.characteristics?.first)
+        let characteristic = try await world.characteristic("2A3A", of: "180D", on: peripheral)
 
         // Hold the peripheral's delegate queue: its application has not taken the writes yet.
         world.peripheralQueue.suspend()
@@ -286,5 +276,61 @@ struct CentralRoleTests {
         peripheral.readRSSI()
         world.settleCentral()
         #expect(!world.central.log.all.contains { $0.hasPrefix("didDiscoverServices") || $0.hasPrefix("didReadRSSI") })
+    }
+}
+
+@Suite("EmulatedCBPeripheral: included services, descriptor writes, authorization", .timeLimit(.minutes(1)))
+struct CentralRoleMoreTests {
+    @Test("a service that includes another reports it through discoverIncludedServices")
+    func includedServices() async throws {
+        let world = await World()
+        let battery = EmulatedCBMutableService(type: CBUUID(string: "180F"), primary: false)
+        battery.characteristics = [EmulatedCBMutableCharacteristic(type: CBUUID(string: "2A19"), properties: [.read],
+                                                                   value: Data([90]), permissions: [.readable])]
+        #expect(await world.publish(battery) == "didAdd 180F nil")
+        let device = EmulatedCBMutableService(type: CBUUID(string: "FFF0"), primary: true)
+        device.includedServices = [battery]
+        #expect(await world.publish(device) == "didAdd FFF0 nil")
+        await world.advertise([CBAdvertisementDataLocalNameKey: "Composite"])
+        let peripheral = try await world.connect(to: "Composite")
+        peripheral.discoverServices(nil)
+        #expect(await world.central.log.next("didDiscoverServices") == "didDiscoverServices FFF0 nil")  // primaries only
+        let primary = try #require(peripheral.services?.first)
+        peripheral.discoverIncludedServices(nil, for: primary)
+        #expect(await world.central.log.next("didDiscoverIncludedServices") == "didDiscoverIncludedServices 180F nil")
+        let included = try #require(primary.includedServices?.first)
+        #expect(!included.isPrimary)
+        peripheral.discoverCharacteristics(nil, for: included)
+        #expect(await world.central.log.next("didDiscoverCharacteristics") == "didDiscoverCharacteristics 2A19 nil")
+        peripheral.readValue(for: try #require(included.characteristics?.first))
+        #expect(await world.central.log.next("didUpdateValue") == "didUpdateValue 2A19 5a nil")
+    }
+
+    @Test("descriptor writes: the configuration descriptor is refused as CoreBluetooth refuses it; a static one answers Write Not Permitted")
+    func descriptorWrites() async throws {
+        let world = await World()
+        let (service, _) = heartRateService()
+        await world.publish(service)
+        await world.advertise([CBAdvertisementDataLocalNameKey: "HRM"])
+        let peripheral = try await world.connect(to: "HRM")
+        let characteristics = try await world.characteristics(of: "180D", on: peripheral)
+        let measurement = try #require(characteristics.first { $0.uuid == CBUUID(string: "2A37") })
+        let location = try #require(characteristics.first { $0.uuid == CBUUID(string: "2A38") })
+        peripheral.discoverDescriptors(for: measurement)
+        #expect(await world.central.log.next("didDiscoverDescriptors") == "didDiscoverDescriptors 2902 nil")
+        peripheral.writeValue(Data([1, 0]), for: try #require(measurement.descriptors?.first))
+        #expect(await world.central.log.next("didWriteDescriptor") == "didWriteDescriptor 2902 CBError 13")
+
+        peripheral.discoverDescriptors(for: location)
+        _ = await world.central.log.next("didDiscoverDescriptors")
+        peripheral.writeValue(Data("Chest".utf8), for: try #require(location.descriptors?.first))
+        #expect(await world.central.log.next("didWriteDescriptor") == "didWriteDescriptor 2901 CBATTError 3")
+    }
+
+    @Test("Bluetooth authorization is always granted in the emulator")
+    func authorization() {
+        #expect(EmulatedCBCentralManager.authorization == .allowedAlways)
+        #expect(EmulatedCBPeripheralManager.authorization == .allowedAlways)
+        #expect(EmulatedCBPeripheralManager.authorizationStatus() == .authorized)
     }
 }

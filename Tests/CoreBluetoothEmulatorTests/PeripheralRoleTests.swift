@@ -44,12 +44,7 @@ struct PeripheralRoleTests {
         await world.publish(service)
         await world.advertise([CBAdvertisementDataLocalNameKey: "HRM"])
         let peripheral = try await world.connect(to: "HRM")
-        peripheral.discoverServices(nil)
-        _ = await world.central.log.next("didDiscoverServices")
-        let remote = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: "180D") })
-        peripheral.discoverCharacteristics([CBUUID(string: "2A37")], for: remote)
-        _ = await world.central.log.next("didDiscoverCharacteristics")
-        peripheral.setNotifyValue(true, for: try #require(remote.characteristics?.first))
+        peripheral.setNotifyValue(true, for: try await world.characteristic("2A37", of: "180D", on: peripheral))
         _ = await world.peripheral.log.next("didSubscribe")
 
         var accepted = 0
@@ -73,13 +68,9 @@ struct PeripheralRoleTests {
         world.peripheral.setValue(long, for: "2A37")
         await world.advertise([CBAdvertisementDataLocalNameKey: "HRM"])
         let peripheral = try await world.connect(to: "HRM")
-        peripheral.discoverServices(nil)
-        _ = await world.central.log.next("didDiscoverServices")
-        let remote = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: "180D") })
-        peripheral.discoverCharacteristics(nil, for: remote)
-        _ = await world.central.log.next("didDiscoverCharacteristics")
-        let measurement = try #require(remote.characteristics?.first { $0.uuid == CBUUID(string: "2A37") })
-        let control = try #require(remote.characteristics?.first { $0.uuid == CBUUID(string: "2A39") })
+        let characteristics = try await world.characteristics(of: "180D", on: peripheral)
+        let measurement = try #require(characteristics.first { $0.uuid == CBUUID(string: "2A37") })
+        let control = try #require(characteristics.first { $0.uuid == CBUUID(string: "2A39") })
 
         peripheral.readValue(for: measurement)
         _ = await world.central.log.next("didUpdateValue")
@@ -129,13 +120,9 @@ struct PeripheralRoleTests {
         world.peripheral.setValue(Data([0x5E]), for: "FFF1")
         await world.advertise([CBAdvertisementDataLocalNameKey: "Lock"])
         let peripheral = try await world.connect(to: "Lock")
-        peripheral.discoverServices([CBUUID(string: "FFF0")])
-        _ = await world.central.log.next("didDiscoverServices")
-        let remote = try #require(peripheral.services?.first)
-        peripheral.discoverCharacteristics(nil, for: remote)
-        _ = await world.central.log.next("didDiscoverCharacteristics")
+        let secretCharacteristic = try await world.characteristic("FFF1", of: "FFF0", on: peripheral)
         #expect(world.bus.bondCount == 0)
-        peripheral.readValue(for: try #require(remote.characteristics?.first))
+        peripheral.readValue(for: secretCharacteristic)
         let read = await world.central.log.next("didUpdateValue")
         #expect(read == "didUpdateValue FFF1 5e nil")
         #expect(world.bus.bondCount == 1)
@@ -211,5 +198,55 @@ private final class StreamEvents: NSObject, StreamDelegate, @unchecked Sendable 
     func stream(_ aStream: Stream, handle eventCode: Stream.Event) {
         if eventCode.contains(.hasBytesAvailable) { log.append("hasBytesAvailable") }
         if eventCode.contains(.endEncountered) { log.append("endEncountered") }
+    }
+}
+
+@Suite("EmulatedCBPeripheralManager: state restoration", .timeLimit(.minutes(1)))
+struct PeripheralRestorationTests {
+    @Test("a peripheral manager restored by identifier gets its services and advertisement in willRestoreState, then serves on")
+    func peripheralRestoration() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let options = [CBPeripheralManagerOptionRestoreIdentifierKey: "app.peripheral"]
+        let first = PeripheralRecorder()
+        var manager: EmulatedCBPeripheralManager? = EmulatedCBPeripheralManager(delegate: first, queue: DispatchQueue(label: "1"),
+                                                                                options: options, bus: bus)
+        _ = await first.log.next("state")
+        manager?.add(heartRateService().0)
+        _ = await first.log.next("didAdd")
+        manager?.startAdvertising([CBAdvertisementDataLocalNameKey: "Kept", CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")]])
+        _ = await first.log.next("didStartAdvertising")
+        manager = nil
+
+        let second = PeripheralRecorder()
+        let restored = EmulatedCBPeripheralManager(delegate: second, queue: DispatchQueue(label: "2"), options: options, bus: bus)
+        #expect(await second.log.next() == "willRestoreState")
+        #expect(await second.log.next() == "state 5")
+        let state = try #require(second.restoredState)
+        let services = try #require(state[CBPeripheralManagerRestoredStateServicesKey] as? [EmulatedCBMutableService])
+        #expect(services.map(\.uuid) == [CBUUID(string: "180D")])
+        #expect(services.first?.characteristics?.map(\.uuid.uuidString) == ["2A37", "2A39", "2A38", "2A3A"])
+        let advertisement = try #require(state[CBPeripheralManagerRestoredStateAdvertisementDataKey] as? [String: Any])
+        #expect(advertisement[CBAdvertisementDataLocalNameKey] as? String == "Kept")
+        #expect(restored.isAdvertising)
+
+        // The restored characteristic objects serve: a notification to a subscriber gets through.
+        let centralRecorder = CentralRecorder()
+        let central = EmulatedCBCentralManager(delegate: centralRecorder, queue: DispatchQueue(label: "c"), bus: bus)
+        _ = await centralRecorder.log.next("state")
+        central.scanForPeripherals(withServices: nil)
+        _ = await centralRecorder.log.next("didDiscover Kept")
+        let peripheral = try #require(centralRecorder.peripheral(named: "Kept"))
+        central.connect(peripheral)
+        _ = await centralRecorder.log.next("didConnect")
+        peripheral.discoverServices(nil)
+        _ = await centralRecorder.log.next("didDiscoverServices")
+        let remote = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: "180D") })
+        peripheral.discoverCharacteristics([CBUUID(string: "2A37")], for: remote)
+        _ = await centralRecorder.log.next("didDiscoverCharacteristics")
+        peripheral.setNotifyValue(true, for: try #require(remote.characteristics?.first))
+        _ = await second.log.next("didSubscribe")
+        let measurement = try #require(services.first?.characteristics?.first as? EmulatedCBMutableCharacteristic)
+        #expect(restored.updateValue(Data([0x00, 0x42]), for: measurement, onSubscribedCentrals: nil))
+        #expect(await centralRecorder.log.next("didUpdateValue") == "didUpdateValue 2A37 0042 nil")
     }
 }

@@ -40,6 +40,22 @@ struct World {
         return await peripheral.log.next("didStartAdvertising")
     }
 
+    /// Discovers `service` on a connected peripheral and its characteristics (all of them) and
+    /// returns the characteristics, in handle order.
+    func characteristics(of service: String, on peripheral: EmulatedCBPeripheral) async throws -> [EmulatedCBCharacteristic] {
+        peripheral.discoverServices([CBUUID(string: service)])
+        _ = await central.log.next("didDiscoverServices")
+        let found = try #require(peripheral.services?.first { $0.uuid == CBUUID(string: service) })
+        peripheral.discoverCharacteristics(nil, for: found)
+        _ = await central.log.next("didDiscoverCharacteristics")
+        return try #require(found.characteristics)
+    }
+
+    /// The characteristic `uuid` of `service` on a connected peripheral, discovered.
+    func characteristic(_ uuid: String, of service: String, on peripheral: EmulatedCBPeripheral) async throws -> EmulatedCBCharacteristic {
+        try #require(try await characteristics(of: service, on: peripheral).first { $0.uuid == CBUUID(string: uuid) })
+    }
+
     /// Scans, finds the peripheral advertising `name`, connects and returns it connected.
     func connect(to name: String) async throws -> EmulatedCBPeripheral {
         centralManager.scanForPeripherals(withServices: nil)
