@@ -122,6 +122,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The upper layers' end-to-end scenarios on every backend (a difference is a bug in one of them).
+        .testTarget(
+            name: "BackendConformanceTests",
+            dependencies: ["Bleu", "BleuTesting", "BleuGATT", "BleuOrchestration", "BleuEmulator", "BleuCore", "BleuWire",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
         .testTarget(
             name: "InteropTests",
