@@ -67,6 +67,11 @@ struct PublicKnobsTests {
         c.l2cap.initialCredits = 4
         c.seed = 7
         c.traceCapacity = 5
+        c.coreBluetooth.autoGenerateAdvertisementFields = false
+        c.coreBluetooth.fireConnectionEvents = false
+        c.coreBluetooth.stateRestorationEnabled = false
+        c.coreBluetooth.l2capSupported = false
+        c.coreBluetooth.fireANCSAuthorizationUpdates = false
 
         // A knob added later without a line above fails here.
         #expect(Self.changed(start, c) == Self.labels(c), "set but unchanged, or not set: \(Self.labels(c).subtracting(Self.changed(start, c)))")
@@ -74,6 +79,7 @@ struct PublicKnobsTests {
         #expect(Self.changed(start.faults, c.faults) == Self.labels(c.faults))
         #expect(Self.changed(start.pairing, c.pairing) == Self.labels(c.pairing))
         #expect(Self.changed(start.l2cap, c.l2cap) == Self.labels(c.l2cap))
+        #expect(Self.changed(start.coreBluetooth, c.coreBluetooth) == Self.labels(c.coreBluetooth))
         #expect(throws: Never.self) { try c.validate() }
 
         // The same through the public initializers.
@@ -91,7 +97,10 @@ struct PublicKnobsTests {
             faults: FaultRates(connectionFailure: 0.1, attError: 0.2, injectedError: .insufficientResources, linkLoss: 0.01),
             pairing: PairingConfiguration(method: .passkeyEntry, bonding: false, pairsOnInsufficientSecurity: false),
             l2cap: L2CAPConfiguration(mtu: 512, mps: 100, initialCredits: 4),
-            seed: 7, traceCapacity: 5)
+            seed: 7, traceCapacity: 5,
+            coreBluetooth: CoreBluetoothOptions(autoGenerateAdvertisementFields: false, fireConnectionEvents: false,
+                                                stateRestorationEnabled: false, l2capSupported: false,
+                                                fireANCSAuthorizationUpdates: false))
         #expect(built == c)
 
         // A bus takes it, with a manual clock for virtual time.

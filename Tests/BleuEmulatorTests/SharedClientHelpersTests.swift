@@ -87,7 +87,7 @@ struct SharedClientHelpersTests {
                                                on: fixture.peripheralID)
         }
         let found = try await fixture.central.discover(
-            ServiceRequirement(service: TestUUID.service, required: [TestUUID.value], discovering: [],
+            ServiceRequirement(service: TestUUID.service, required: [TestUUID.value], discovering: .nothingElse,
                                subscriptions: [TestUUID.stream, TestUUID.indicated]), on: fixture.peripheralID)
         #expect(found.found.map(\.uuid) == [TestUUID.value, TestUUID.stream, TestUUID.indicated], "only what was asked for")
         #expect(found.subscriptions.map(\.uuid) == [TestUUID.stream, TestUUID.indicated])

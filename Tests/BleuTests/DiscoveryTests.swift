@@ -68,7 +68,7 @@ struct DiscoveryTests {
         try await pair.peripheral.startAdvertising(sensor, CounterActor(actorSystem: pair.peripheral))
         let found = try await pair.central.discover($TemperatureReading.self, timeout: .seconds(5))
         #expect(found.map(\.id) == [sensor.id])
-        #expect(try await found[0].temperature() == 22.5)
+        #expect(try await #require(found.first).temperature() == 22.5)
         // By concrete type, then through the protocol.
         let byType = try await pair.central.discover(SensorActor.self, timeout: .seconds(5))
         #expect(byType.map(\.id) == [sensor.id])
@@ -87,7 +87,7 @@ struct DiscoveryTests {
         for (index, counter) in found.enumerated() { try await counter.add(index + 10) }
         for (index, counter) in found.enumerated() { #expect(try await counter.current() == index + 10) }
         let values = try await pair.central.discover(ValueActor.self, timeout: .seconds(5))
-        #expect(try await values[0].value() == 42)
+        #expect(try await #require(values.first).value() == 42)
     }
 
     @Test("a saved id: connect(to:as:) from a new central, and resolve that connects on the first call")

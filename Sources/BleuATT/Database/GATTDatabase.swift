@@ -225,11 +225,20 @@ public struct GATTDatabase: Sendable {
         return nil
     }
 
-    /// The attributes with handles in `start...end`, in order.
+    /// The attributes with handles in `start...end`, in order (two binary searches: discovery
+    /// asks for ranges on every request).
     public func attributes(in start: UInt16, _ end: UInt16) -> ArraySlice<Attribute> {
         guard start <= end else { return [] }
-        let first = attributes.firstIndex { $0.handle >= start } ?? attributes.count
-        let last = attributes.lastIndex { $0.handle <= end } ?? -1
-        return first <= last ? attributes[first...last] : []
+        return attributes[firstIndex(atOrAfter: start)..<firstIndex(atOrAfter: UInt32(end) + 1)]
+    }
+
+    /// The index of the first attribute whose handle is at least `handle` (the count when none is).
+    private func firstIndex<H: BinaryInteger>(atOrAfter handle: H) -> Int {
+        var low = 0, high = attributes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if H(attributes[mid].handle) < handle { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }

@@ -72,54 +72,54 @@ extension ATTFieldCoder {
 }
 
 /// Writes a PDU's fields.
-public struct ATTFieldEncoder: ATTFieldCoder {
-    public typealias Failure = Never
-    public private(set) var bytes: [UInt8]
-    public var isDecoding: Bool { false }
-    public var remaining: Int { 0 }
+package struct ATTFieldEncoder: ATTFieldCoder {
+    package typealias Failure = Never
+    package private(set) var bytes: [UInt8]
+    package var isDecoding: Bool { false }
+    package var remaining: Int { 0 }
 
     init(capacity: Int) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func u8(_ value: inout UInt8) { bytes.append(value) }
-    public mutating func u16(_ value: inout UInt16) { bytes.appendLE(value) }
-    public mutating func bytes(_ value: inout [UInt8], count: Int) { bytes += value }
-    public mutating func rest(_ value: inout [UInt8]) { bytes += value }
-    public mutating func uuid(_ value: inout BluetoothUUID, width: Int) {
+    package mutating func u8(_ value: inout UInt8) { bytes.append(value) }
+    package mutating func u16(_ value: inout UInt16) { bytes.appendLE(value) }
+    package mutating func bytes(_ value: inout [UInt8], count: Int) { bytes += value }
+    package mutating func rest(_ value: inout [UInt8]) { bytes += value }
+    package mutating func uuid(_ value: inout BluetoothUUID, width: Int) {
         bytes += value.littleEndianBytes(width: width == 2 ? .bits16 : .bits128) ?? value.attBytes
     }
-    public func invalid(_ field: String, _ value: Int) -> Never {
+    package func invalid(_ field: String, _ value: Int) -> Never {
         preconditionFailure("the encoder never refuses a field (\(field) = \(value))")
     }
-    public func mismatch(declared: Int, actual: Int) -> Never {
+    package func mismatch(declared: Int, actual: Int) -> Never {
         preconditionFailure("the encoder writes the length it declares (\(declared), \(actual))")
     }
 }
 
 /// Reads a PDU's fields, throwing ``/BleuCore/PacketDecodingError`` rather than reading past the end.
-public struct ATTFieldDecoder: ATTFieldCoder {
-    public typealias Failure = PacketDecodingError
+package struct ATTFieldDecoder: ATTFieldCoder {
+    package typealias Failure = PacketDecodingError
     var reader: ByteReader
-    public var isDecoding: Bool { true }
-    public var remaining: Int { reader.remaining }
+    package var isDecoding: Bool { true }
+    package var remaining: Int { reader.remaining }
 
     init(_ reader: ByteReader) { self.reader = reader }
 
-    public mutating func u8(_ value: inout UInt8) throws(PacketDecodingError) { value = try reader.u8() }
-    public mutating func u16(_ value: inout UInt16) throws(PacketDecodingError) { value = try reader.u16() }
-    public mutating func bytes(_ value: inout [UInt8], count: Int) throws(PacketDecodingError) { value = try reader.take(count) }
-    public mutating func rest(_ value: inout [UInt8]) throws(PacketDecodingError) { value = reader.rest() }
-    public mutating func uuid(_ value: inout BluetoothUUID, width: Int) throws(PacketDecodingError) {
+    package mutating func u8(_ value: inout UInt8) throws(PacketDecodingError) { value = try reader.u8() }
+    package mutating func u16(_ value: inout UInt16) throws(PacketDecodingError) { value = try reader.u16() }
+    package mutating func bytes(_ value: inout [UInt8], count: Int) throws(PacketDecodingError) { value = try reader.take(count) }
+    package mutating func rest(_ value: inout [UInt8]) throws(PacketDecodingError) { value = reader.rest() }
+    package mutating func uuid(_ value: inout BluetoothUUID, width: Int) throws(PacketDecodingError) {
         let raw = try reader.take(width)
         guard let uuid = BluetoothUUID(littleEndianBytes: raw) else { throw invalid("UUID length", width) }
         value = uuid
     }
-    public func invalid(_ field: String, _ value: Int) -> PacketDecodingError {
+    package func invalid(_ field: String, _ value: Int) -> PacketDecodingError {
         reader.error(.invalidValue(field: field, value: value))
     }
-    public func mismatch(declared: Int, actual: Int) -> PacketDecodingError {
+    package func mismatch(declared: Int, actual: Int) -> PacketDecodingError {
         reader.error(.lengthMismatch(declared: declared, actual: actual))
     }
 }

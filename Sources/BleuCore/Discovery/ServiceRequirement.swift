@@ -8,13 +8,24 @@ package struct ServiceRequirement: Sendable, Hashable {
     /// Characteristics the service must have; a missing one fails with
     /// ``BleuError/characteristicNotFound(_:)``.
     package var required: [BluetoothUUID]
-    /// The characteristics to discover besides the required ones and the subscriptions (which
-    /// are always looked for), or `nil` for every characteristic of the service.
-    package var discovering: [BluetoothUUID]?
+    /// Which characteristics to discover besides the required ones and the subscriptions
+    /// (which are always looked for).
+    package var discovering: Discovery
     /// Characteristics to subscribe to once found, in this order; each must also be found.
     package var subscriptions: [BluetoothUUID]
 
-    package init(service: BluetoothUUID, required: [BluetoothUUID] = [], discovering: [BluetoothUUID]? = nil,
+    /// Which characteristics a discovery looks for.
+    package enum Discovery: Sendable, Hashable {
+        /// Every characteristic of the service.
+        case all
+        /// The required ones and the subscriptions, and these.
+        case also([BluetoothUUID])
+
+        /// Only the required ones and the subscriptions.
+        package static var nothingElse: Discovery { .also([]) }
+    }
+
+    package init(service: BluetoothUUID, required: [BluetoothUUID] = [], discovering: Discovery = .all,
                  subscriptions: [BluetoothUUID] = []) {
         self.service = service
         self.required = required
@@ -54,7 +65,11 @@ extension CentralManager {
     /// subscription fails, the ones already made are undone before the error is thrown.
     package func discover(_ requirement: ServiceRequirement, in service: RemoteService) async throws -> DiscoveredService {
         let wanted = requirement.required + requirement.subscriptions
-        let found = try await discoverCharacteristics(requirement.discovering.map { wanted + $0 }, for: service)
+        let filter: [BluetoothUUID]? = switch requirement.discovering {
+        case .all: nil
+        case .also(let others): wanted + others
+        }
+        let found = try await discoverCharacteristics(filter, for: service)
         var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
         for characteristic in found where characteristics[characteristic.uuid] == nil {
             characteristics[characteristic.uuid] = characteristic

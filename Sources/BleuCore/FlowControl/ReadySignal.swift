@@ -1,7 +1,9 @@
-/// "The radio's queue has room again", as a count of ready events that tasks wait on: a
-/// sender reads ``generation`` before the attempt that may find the queue full, then
-/// ``wait(after:)`` returns once a later event came — so an event between the failed attempt
-/// and the wait is never missed. Whoever watches the radio's events calls ``signal()``.
+/// "Something tasks wait for has happened again", as a count of events: the radio's queue has
+/// room again (its main use), or a server hosted another service. A waiter reads
+/// ``generation`` before the attempt that may find the condition unmet (the queue full, the
+/// handle unknown), then ``wait(after:)`` returns once a later event came — so an event between
+/// the failed attempt and the wait is never missed. Whoever watches for the events calls
+/// ``signal()``.
 ///
 /// Waiters are resumed with an error when the signal fails (``failWaiters(_:)`` for those
 /// waiting now, ``close(_:)`` for good), and with `CancellationError` when their task is

@@ -70,7 +70,8 @@ public final class GATTClient: Sendable {
         }
         // Characteristics the declaration lists but the peripheral lacks are reported by the
         // typed layer when they are used, so none is required here.
-        let found = try await central.discover(ServiceRequirement(service: uuid, discovering: characteristics), in: service)
+        let found = try await central.discover(ServiceRequirement(service: uuid, discovering: characteristics.map { .also($0) } ?? .all),
+                                               in: service)
         return RemoteGATTService(client: self, service: service, name: name, characteristics: found.found)
     }
 
