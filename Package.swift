@@ -51,12 +51,16 @@ let package = Package(
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
-        // CoreBluetooth's API (`EmulatedCB…` classes and delegates) on the emulator. On Linux it
-        // also provides CoreBluetooth's value types under their own names (`CBUUID`, `CBError`…).
-        .target(name: "CoreBluetoothEmulator", dependencies: ["BleuEmulator", "BleuCore", "BleuATT"]),
+        // CoreBluetooth's vocabulary: on Linux its value types under their own names (`CBUUID`,
+        // `CBError`, the dictionary keys…); on every platform the package's one set of
+        // conversions between them and BleuCore's. Both CoreBluetoothEmulator and
+        // BleuCoreBluetooth use it; CoreBluetoothEmulator re-exports it.
+        .target(name: "CoreBluetoothVocabulary", dependencies: ["BleuCore"]),
+        // CoreBluetooth's API (`EmulatedCB…` classes and delegates) on the emulator.
+        .target(name: "CoreBluetoothEmulator", dependencies: ["CoreBluetoothVocabulary", "BleuEmulator", "BleuCore", "BleuATT"]),
         .testTarget(
             name: "CoreBluetoothEmulatorTests",
-            dependencies: ["CoreBluetoothEmulator", "BleuEmulator", "BleuCore"],
+            dependencies: ["CoreBluetoothEmulator", "CoreBluetoothVocabulary", "BleuEmulator", "BleuCore"],
             resources: [.copy("Fixtures")]
         ),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.

@@ -140,3 +140,111 @@ private func attError(rawCode: Int, underlying: any Error) -> any Error {
     return CBATTError(rawCode: rawCode, userInfo: userInfo)
     #endif
 }
+
+/// The error CoreBluetooth gives `didDisconnectPeripheral` for a connection that ended for
+/// `reason`: none when this central ended it, else the `CBError` whose code
+/// ``disconnectReason(fromCoreBluetooth:)`` reads back as the same reason class.
+package func coreBluetoothDisconnectionError(for reason: DisconnectReason) -> CBError? {
+    reason == .localHostTerminated ? nil : CBError(disconnectionCode(reason))
+}
+
+// MARK: - From CoreBluetooth's errors
+
+/// What was under way when CoreBluetooth reported an error, which decides what some of its codes
+/// mean for Bleu (see ``bleuError(fromCoreBluetooth:peer:during:)``).
+package enum CoreBluetoothActivity: Sendable, Hashable {
+    /// Connecting to the peer (`centralManager(_:didFailToConnect:error:)`).
+    case connecting
+    /// Another operation, named for ``/BleuCore/BleuError/timeout(operation:)``; `linkUp` says
+    /// whether the peer was still connected when the error came.
+    case operation(String, linkUp: Bool)
+}
+
+/// The ``/BleuCore/BleuError`` for an error a CoreBluetooth delegate callback reported about
+/// `peer` (`nil` for what a manager does on its own, such as advertising) — the inverse of
+/// ``coreBluetoothError(for:)``, read from the error's domain and code only (what an app on
+/// Apple's CoreBluetooth has), never from what it wraps:
+///
+/// | CoreBluetooth | BleuError |
+/// |---|---|
+/// | `CBATTError` with ATT code *n* | ``/BleuCore/BleuError/att(_:)`` with `ATTError(n)` |
+/// | `.notConnected` | ``/BleuCore/BleuError/notConnected(_:)`` |
+/// | `.peripheralDisconnected` | ``/BleuCore/BleuError/disconnected(_:_:)``, remote user terminated; connecting: ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
+/// | `.connectionTimeout` | connecting: ``/BleuCore/BleuError/connectionTimeout(_:)``; link still up: ``/BleuCore/BleuError/timeout(operation:)``; else ``/BleuCore/BleuError/disconnected(_:_:)``, supervision timeout |
+/// | `.connectionFailed` | ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
+/// | `.operationCancelled` | ``/BleuCore/BleuError/cancelled`` |
+/// | `.connectionLimitReached`, `.tooManyLEPairedDevices` | ``/BleuCore/BleuError/limitReached(_:)`` |
+/// | `.unknownDevice` | ``/BleuCore/BleuError/peripheralNotFound(_:)`` |
+/// | `.invalidParameters` | ``/BleuCore/BleuError/invalidData(_:)`` |
+/// | `.invalidHandle` | ``/BleuCore/BleuError/att(_:)`` with ``/BleuCore/ATTError/invalidHandle`` |
+/// | `.outOfSpace` | ``/BleuCore/BleuError/sendQueueFull(_:)`` |
+/// | `.operationNotSupported`, `.uuidNotAllowed` | ``/BleuCore/BleuError/notSupported(_:)`` |
+/// | `.peerRemovedPairingInformation`, `.encryptionTimedOut` | ``/BleuCore/BleuError/pairingFailed(_:)`` |
+/// | `.alreadyAdvertising`, `.unknown`, any other error | connecting: ``/BleuCore/BleuError/connectionFailed(_:reason:)``; else ``/BleuCore/BleuError/invalidState(_:)`` |
+///
+/// Without a `peer`, the codes whose error names one (not connected, disconnected, out of
+/// space, unknown device) become ``/BleuCore/BleuError/invalidState(_:)``. Reasons and
+/// descriptions carry CoreBluetooth's text for the error.
+package func bleuError(fromCoreBluetooth error: any Error, peer: UUID?, during activity: CoreBluetoothActivity) -> BleuError {
+    let text = error.localizedDescription
+    let connecting = activity == .connecting
+    let other = BleuError.invalidState("CoreBluetooth reported: \(text)")
+    if let att = error as? CBATTError {
+        return .att(ATTError(UInt8(exactly: att.errorCode) ?? ATTError.unlikelyError.rawValue))
+    }
+    guard let cb = error as? CBError, let code = CBError.Code(rawValue: cb.errorCode) else {
+        if connecting, let peer { return .connectionFailed(peer, reason: text) }
+        return other
+    }
+    // `default` rather than `@unknown default`: some codes are deprecated (`unkownDevice`) or
+    // unavailable (the watchOS-only ones) on some Apple platforms, so they are matched by raw
+    // value below, and the `default` also takes codes a later CoreBluetooth adds.
+    switch (code, peer) {
+    case (.notConnected, let peer?):
+        return .notConnected(peer)
+    case (.peripheralDisconnected, let peer?):
+        return connecting ? .connectionFailed(peer, reason: text) : .disconnected(peer, .remoteUserTerminated)
+    case (.connectionTimeout, let peer):
+        switch activity {
+        case .connecting: return peer.map { .connectionTimeout($0) } ?? other
+        case .operation(let name, linkUp: true): return .timeout(operation: name)
+        case .operation(_, linkUp: false): return peer.map { .disconnected($0, .supervisionTimeout) } ?? other
+        }
+    case (.connectionFailed, let peer?):
+        return .connectionFailed(peer, reason: text)
+    case (.operationCancelled, _):
+        return .cancelled
+    case (.connectionLimitReached, _), (.tooManyLEPairedDevices, _):
+        return .limitReached(text)
+    case (.invalidParameters, _):
+        return .invalidData(text)
+    case (.invalidHandle, _):
+        return .att(.invalidHandle)
+    case (.outOfSpace, let peer?):
+        return .sendQueueFull(peer)
+    case (.operationNotSupported, _), (.uuidNotAllowed, _):
+        return .notSupported(text)
+    case (.peerRemovedPairingInformation, _), (.encryptionTimedOut, _):
+        return .pairingFailed(text)
+    default:
+        guard let peer else { return other }
+        if cb.errorCode == 12 { return .peripheralNotFound(peer) }  // unknownDevice
+        return connecting ? .connectionFailed(peer, reason: text) : other
+    }
+}
+
+/// Why a connection ended, from the error `didDisconnectPeripheral` reported: `nil` (this
+/// central cancelled it) is ``/BleuCore/DisconnectReason/localHostTerminated``; a connection
+/// timeout is ``/BleuCore/DisconnectReason/supervisionTimeout``; a failed connection
+/// ``/BleuCore/DisconnectReason/failedToEstablish``; anything else — the peer's end, a radio
+/// powered off — ``/BleuCore/DisconnectReason/remoteUserTerminated``, the most CoreBluetooth
+/// tells.
+package func disconnectReason(fromCoreBluetooth error: (any Error)?) -> DisconnectReason {
+    guard let error else { return .localHostTerminated }
+    guard let cb = error as? CBError else { return .remoteUserTerminated }
+    switch CBError.Code(rawValue: cb.errorCode) {
+    case .connectionTimeout: return .supervisionTimeout
+    case .connectionFailed: return .failedToEstablish
+    default: return .remoteUserTerminated
+    }
+}
