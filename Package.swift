@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .library(name: "CoreBluetoothEmulator", targets: ["CoreBluetoothEmulator"]),
+        .library(name: "BleuCoreBluetooth", targets: ["BleuCoreBluetooth"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
         .executable(name: "bleu", targets: ["BleuCLI"]),
     ],
@@ -62,6 +63,23 @@ let package = Package(
             name: "CoreBluetoothEmulatorTests",
             dependencies: ["CoreBluetoothEmulator", "CoreBluetoothVocabulary", "BleuEmulator", "BleuCore"],
             resources: [.copy("Fixtures")]
+        ),
+        // BleuCore's radio protocols implemented over CoreBluetooth's API, written once against
+        // CoreBluetooth's names: the real framework on Apple platforms, CoreBluetoothEmulator
+        // (under those names, see CoreBluetoothNames.swift) everywhere else.
+        .target(
+            name: "BleuCoreBluetooth",
+            dependencies: [
+                "BleuCore", "BleuATT", "CoreBluetoothVocabulary",
+                .target(name: "CoreBluetoothEmulator", condition: .when(platforms: [.linux, .windows, .android])),
+            ]
+        ),
+        // Runs only where CoreBluetoothEmulator stands in for CoreBluetooth (its files are empty on
+        // Apple platforms, where the backend drives the real radio).
+        .testTarget(
+            name: "BleuCoreBluetoothTests",
+            dependencies: ["BleuCoreBluetooth", "CoreBluetoothEmulator", "BleuEmulator", "BleuCore", "BleuGATT",
+                           "Bleu", "BleuTesting"]
         ),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
         .target(name: "BleuWire"),

@@ -155,9 +155,19 @@ package func coreBluetoothDisconnectionError(for reason: DisconnectReason) -> CB
 package enum CoreBluetoothActivity: Sendable, Hashable {
     /// Connecting to the peer (`centralManager(_:didFailToConnect:error:)`).
     case connecting
-    /// Another operation, named for ``/BleuCore/BleuError/timeout(operation:)``; `linkUp` says
-    /// whether the peer was still connected when the error came.
-    case operation(String, linkUp: Bool)
+    /// Another operation, named for ``/BleuCore/BleuError/timeout(operation:)``. `linkEnd` is
+    /// why the link ended along with the error, if it did (``errorDependsOnLinkEnd(_:)``).
+    case operation(String, linkEnd: DisconnectReason?)
+}
+
+/// Whether what an operation's error means depends on whether, and why, the link ends along
+/// with it: CoreBluetooth fails the operations of a link that ends with the code of the end
+/// (`.connectionTimeout` for a lost link, `.peripheralDisconnected` for the peer's end), and
+/// also reports an ATT transaction timeout — after which the stack closes the link itself — as
+/// `.connectionTimeout`. The disconnection callback that follows tells them apart.
+package func errorDependsOnLinkEnd(_ error: any Error) -> Bool {
+    guard let cb = error as? CBError else { return false }
+    return cb.errorCode == CBError.Code.connectionTimeout.rawValue || cb.errorCode == CBError.Code.peripheralDisconnected.rawValue
 }
 
 /// The ``/BleuCore/BleuError`` for an error a CoreBluetooth delegate callback reported about
@@ -169,8 +179,8 @@ package enum CoreBluetoothActivity: Sendable, Hashable {
 /// |---|---|
 /// | `CBATTError` with ATT code *n* | ``/BleuCore/BleuError/att(_:)`` with `ATTError(n)` |
 /// | `.notConnected` | ``/BleuCore/BleuError/notConnected(_:)`` |
-/// | `.peripheralDisconnected` | ``/BleuCore/BleuError/disconnected(_:_:)``, remote user terminated; connecting: ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
-/// | `.connectionTimeout` | connecting: ``/BleuCore/BleuError/connectionTimeout(_:)``; link still up: ``/BleuCore/BleuError/timeout(operation:)``; else ``/BleuCore/BleuError/disconnected(_:_:)``, supervision timeout |
+/// | `.peripheralDisconnected` | ``/BleuCore/BleuError/disconnected(_:_:)`` with the link's end (else remote user terminated); connecting: ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
+/// | `.connectionTimeout` | connecting: ``/BleuCore/BleuError/connectionTimeout(_:)``; the link stayed up, or this side closed it (after an ATT transaction timeout): ``/BleuCore/BleuError/timeout(operation:)``; else ``/BleuCore/BleuError/disconnected(_:_:)`` with the link's end |
 /// | `.connectionFailed` | ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
 /// | `.operationCancelled` | ``/BleuCore/BleuError/cancelled`` |
 /// | `.connectionLimitReached`, `.tooManyLEPairedDevices` | ``/BleuCore/BleuError/limitReached(_:)`` |
@@ -203,12 +213,18 @@ package func bleuError(fromCoreBluetooth error: any Error, peer: UUID?, during a
     case (.notConnected, let peer?):
         return .notConnected(peer)
     case (.peripheralDisconnected, let peer?):
-        return connecting ? .connectionFailed(peer, reason: text) : .disconnected(peer, .remoteUserTerminated)
+        switch activity {
+        case .connecting: return .connectionFailed(peer, reason: text)
+        case .operation(_, let linkEnd): return .disconnected(peer, linkEnd ?? .remoteUserTerminated)
+        }
     case (.connectionTimeout, let peer):
         switch activity {
-        case .connecting: return peer.map { .connectionTimeout($0) } ?? other
-        case .operation(let name, linkUp: true): return .timeout(operation: name)
-        case .operation(_, linkUp: false): return peer.map { .disconnected($0, .supervisionTimeout) } ?? other
+        case .connecting:
+            return peer.map { .connectionTimeout($0) } ?? other
+        case .operation(let name, linkEnd: nil), .operation(let name, linkEnd: .localHostTerminated?):
+            return .timeout(operation: name)
+        case .operation(_, linkEnd: let reason?):
+            return peer.map { .disconnected($0, reason) } ?? other
         }
     case (.connectionFailed, let peer?):
         return .connectionFailed(peer, reason: text)

@@ -16,17 +16,17 @@ struct InverseConversionTests {
 
     @Test("errors whose CoreBluetooth code names one situation come back as the same error")
     func exactRoundTrips() {
-        let operation = CoreBluetoothActivity.operation("read", linkUp: false)
+        let operation = CoreBluetoothActivity.operation("read", linkEnd: nil)
         let exact: [(BleuError, CoreBluetoothActivity)] = [
             (.att(.readNotPermitted), operation),
             (.att(.insufficientEncryption), operation),
             (.att(ATTError(0x80)), operation),  // an application error keeps its code
             (.att(.outOfRange), operation),
             (.notConnected(Self.peer), operation),
-            (.disconnected(Self.peer, .remoteUserTerminated), operation),
-            (.disconnected(Self.peer, .supervisionTimeout), operation),
+            (.disconnected(Self.peer, .remoteUserTerminated), .operation("read", linkEnd: .remoteUserTerminated)),
+            (.disconnected(Self.peer, .supervisionTimeout), .operation("read", linkEnd: .supervisionTimeout)),
             (.connectionTimeout(Self.peer), .connecting),
-            (.timeout(operation: "read"), .operation("read", linkUp: true)),
+            (.timeout(operation: "read"), operation),
             (.cancelled, operation),
             (.peripheralNotFound(Self.peer), .connecting),
             (.sendQueueFull(Self.peer), operation),
@@ -38,7 +38,7 @@ struct InverseConversionTests {
 
     @Test("errors whose code is shared come back as the kind of error, with CoreBluetooth's text")
     func kindRoundTrips() {
-        let operation = CoreBluetoothActivity.operation("write", linkUp: true)
+        let operation = CoreBluetoothActivity.operation("write", linkEnd: nil)
         guard case .connectionFailed(Self.peer, let reason) = roundTrip(.connectionFailed(Self.peer, reason: "refused"),
                                                                        during: .connecting) else {
             Issue.record("a failed connection comes back as connectionFailed"); return
@@ -55,28 +55,35 @@ struct InverseConversionTests {
         }
     }
 
-    @Test("what was under way decides what a disconnection and a timeout mean")
+    @Test("what was under way, and how the link ended along with the error, decide what a disconnection and a timeout mean")
     func activityDecides() {
-        #expect(bleuError(fromCoreBluetooth: CBError(.peripheralDisconnected), peer: Self.peer, during: .operation("read", linkUp: true))
-            == .disconnected(Self.peer, .remoteUserTerminated))
+        func read(_ code: CBError.Code, linkEnd: DisconnectReason?) -> BleuError {
+            bleuError(fromCoreBluetooth: CBError(code), peer: Self.peer, during: .operation("read", linkEnd: linkEnd))
+        }
+        #expect(read(.peripheralDisconnected, linkEnd: nil) == .disconnected(Self.peer, .remoteUserTerminated))
+        #expect(read(.peripheralDisconnected, linkEnd: .poweredOff) == .disconnected(Self.peer, .poweredOff))
+        #expect(read(.connectionTimeout, linkEnd: nil) == .timeout(operation: "read"))
+        #expect(read(.connectionTimeout, linkEnd: .localHostTerminated) == .timeout(operation: "read"),
+                "the stack closes the link after an ATT transaction timeout")
+        #expect(read(.connectionTimeout, linkEnd: .supervisionTimeout) == .disconnected(Self.peer, .supervisionTimeout))
         guard case .connectionFailed = bleuError(fromCoreBluetooth: CBError(.peripheralDisconnected), peer: Self.peer,
                                                  during: .connecting) else {
             Issue.record("a peer gone while connecting is a failed connection"); return
         }
         #expect(bleuError(fromCoreBluetooth: CBError(.connectionTimeout), peer: Self.peer, during: .connecting)
             == .connectionTimeout(Self.peer))
-        #expect(bleuError(fromCoreBluetooth: CBError(.connectionTimeout), peer: Self.peer, during: .operation("read", linkUp: true))
-            == .timeout(operation: "read"))
-        #expect(bleuError(fromCoreBluetooth: CBError(.connectionTimeout), peer: Self.peer, during: .operation("read", linkUp: false))
-            == .disconnected(Self.peer, .supervisionTimeout))
+        #expect(errorDependsOnLinkEnd(CBError(.connectionTimeout)))
+        #expect(errorDependsOnLinkEnd(CBError(.peripheralDisconnected)))
+        #expect(!errorDependsOnLinkEnd(CBError(.notConnected)))
+        #expect(!errorDependsOnLinkEnd(CBATTError(.readNotPermitted)))
     }
 
     @Test("errors from outside CoreBluetooth's domains fail the operation or the connection with their text")
     func foreignErrors() {
         struct Unexpected: Error, CustomStringConvertible { var description: String { "unexpected" } }
-        guard case .invalidState = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .operation("read", linkUp: true)),
+        guard case .invalidState = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .operation("read", linkEnd: nil)),
               case .connectionFailed(Self.peer, _) = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .connecting),
-              case .invalidState = bleuError(fromCoreBluetooth: CBError(.alreadyAdvertising), peer: nil, during: .operation("advertise", linkUp: true))
+              case .invalidState = bleuError(fromCoreBluetooth: CBError(.alreadyAdvertising), peer: nil, during: .operation("advertise", linkEnd: nil))
         else {
             Issue.record("foreign errors map by what was under way"); return
         }
