@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BleuTesting", targets: ["BleuTesting"]),
         .library(name: "BleuHCI", targets: ["BleuHCI"]),
         .library(name: "CoreBluetoothEmulator", targets: ["CoreBluetoothEmulator"]),
+        .library(name: "BleuCoreBluetooth", targets: ["BleuCoreBluetooth"]),
         .executable(name: "bleu-bench", targets: ["bleu-bench"]),
         .executable(name: "bleu", targets: ["BleuCLI"]),
     ],
@@ -51,13 +52,34 @@ let package = Package(
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
-        // CoreBluetooth's API (`EmulatedCB…` classes and delegates) on the emulator. On Linux it
-        // also provides CoreBluetooth's value types under their own names (`CBUUID`, `CBError`…).
-        .target(name: "CoreBluetoothEmulator", dependencies: ["BleuEmulator", "BleuCore", "BleuATT"]),
+        // CoreBluetooth's vocabulary: on Linux its value types under their own names (`CBUUID`,
+        // `CBError`, the dictionary keys…); on every platform the package's one set of
+        // conversions between them and BleuCore's. Both CoreBluetoothEmulator and
+        // BleuCoreBluetooth use it; CoreBluetoothEmulator re-exports it.
+        .target(name: "CoreBluetoothVocabulary", dependencies: ["BleuCore"]),
+        // CoreBluetooth's API (`EmulatedCB…` classes and delegates) on the emulator.
+        .target(name: "CoreBluetoothEmulator", dependencies: ["CoreBluetoothVocabulary", "BleuEmulator", "BleuCore", "BleuATT"]),
         .testTarget(
             name: "CoreBluetoothEmulatorTests",
-            dependencies: ["CoreBluetoothEmulator", "BleuEmulator", "BleuCore"],
+            dependencies: ["CoreBluetoothEmulator", "CoreBluetoothVocabulary", "BleuEmulator", "BleuCore"],
             resources: [.copy("Fixtures")]
+        ),
+        // BleuCore's radio protocols implemented over CoreBluetooth's API, written once against
+        // CoreBluetooth's names: the real framework on Apple platforms, CoreBluetoothEmulator
+        // (under those names, see CoreBluetoothNames.swift) everywhere else.
+        .target(
+            name: "BleuCoreBluetooth",
+            dependencies: [
+                "BleuCore", "BleuATT", "CoreBluetoothVocabulary",
+                .target(name: "CoreBluetoothEmulator", condition: .when(platforms: [.linux, .windows, .android])),
+            ]
+        ),
+        // Runs only where CoreBluetoothEmulator stands in for CoreBluetooth (its files are empty on
+        // Apple platforms, where the backend drives the real radio).
+        .testTarget(
+            name: "BleuCoreBluetoothTests",
+            dependencies: ["BleuCoreBluetooth", "CoreBluetoothEmulator", "BleuEmulator", "BleuCore", "BleuGATT",
+                           "Bleu", "BleuTesting"]
         ),
         // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
         .target(name: "BleuWire"),

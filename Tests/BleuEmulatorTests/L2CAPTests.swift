@@ -89,6 +89,36 @@ struct L2CAPTests {
         #expect(try await input.next()?.count == 300)
     }
 
+    @Test("credits come back for SDUs handed straight to a consumer that was waiting, not only for buffered ones")
+    func creditsForWaitingConsumer() async throws {
+        var configuration = EmulatorConfiguration.instant
+        configuration.l2cap = L2CAPConfiguration(mtu: 512, mps: 64, initialCredits: 3)
+        let (fixture, central, peripheral) = try await Self.open(configuration)
+        defer { withExtendedLifetime(fixture) {} }
+        let (received, sink) = AsyncStream<Data>.makeStream()
+        let consumer = Task {
+            for try await sdu in peripheral.incoming { sink.yield(sdu) }
+        }
+        defer { consumer.cancel() }
+        var arrivals = received.makeAsyncIterator()
+        // More SDUs than the peer granted credits, each sent while the consumer waits for it.
+        for i in 0..<10 {
+            var waiting = false
+            for _ in 0..<100_000 where !waiting {
+                await Task.yield()
+                waiting = fixture.bus.withEngine { engine in
+                    engine.streams.values.contains { stream in
+                        guard case .channel(_, let side) = stream.owner, side == BusChannel.peripheral else { return false }
+                        return stream.waiter != nil
+                    }
+                }
+            }
+            #expect(waiting, "the consumer never waited")
+            try await central.send(Data([UInt8(i)]))
+            #expect(await arrivals.next() == Data([UInt8(i)]))
+        }
+    }
+
     @Test("the central closing a channel ends the peripheral's input after what it holds, and fails sends on both ends")
     func centralCloses() async throws {
         let (fixture, central, peripheral) = try await Self.open()

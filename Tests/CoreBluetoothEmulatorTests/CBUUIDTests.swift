@@ -1,7 +1,8 @@
 // Checks this module's own `CBUUID` (on Apple platforms CoreBluetooth provides the class).
 #if !canImport(CoreBluetooth)
 import BleuCore
-@testable import CoreBluetoothEmulator
+import CoreBluetoothEmulator
+@testable import CoreBluetoothVocabulary
 import Foundation
 import Testing
 

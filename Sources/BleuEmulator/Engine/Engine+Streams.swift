@@ -20,12 +20,14 @@ extension Engine {
         guard var stream = streams[id], stream.end == nil else { return false }
         if let sink = stream.sink {
             sink(.element(element))
+            tookAtOnce(stream.owner)
             return true
         }
         if let waiter = stream.waiter {
             stream.waiter = nil
             streams[id] = stream
             waiter.resume(returning: element)
+            tookAtOnce(stream.owner)
             return true
         }
         guard stream.hasRoom else { return false }
@@ -104,6 +106,14 @@ extension Engine {
         case .channel(let channel, let side):
             closeChannel(channel, side: side)
         }
+    }
+
+    /// The consumer took an element the moment it arrived, without buffering it. An L2CAP
+    /// channel's input holds a credit for every SDU until the consumer takes it, however it
+    /// takes it: the credit goes back now. (Subscriptions and scans only wait for buffer room,
+    /// which an element taken at once never used.)
+    private mutating func tookAtOnce(_ owner: ValueStream.Owner) {
+        if case .channel = owner { drained(owner) }
     }
 
     /// A consumer made room: let whatever waited for it move.

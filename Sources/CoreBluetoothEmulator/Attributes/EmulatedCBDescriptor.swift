@@ -35,23 +35,6 @@ public class EmulatedCBDescriptor: EmulatedCBAttribute {
         state.withLock { $0.remote }
     }
 
-    /// A descriptor's bytes as the value CoreBluetooth reports for its type.
-    static func value(of bytes: Data, type: BluetoothUUID) -> Any {
-        switch type {
-        case BluetoothUUID.Descriptor.characteristicUserDescription:
-            return String(decoding: bytes, as: UTF8.self)
-        case BluetoothUUID.Descriptor.characteristicExtendedProperties,
-             BluetoothUUID.Descriptor.clientCharacteristicConfiguration,
-             BluetoothUUID.Descriptor.serverCharacteristicConfiguration:
-            // A 16-bit field; a value of another length is shown as it came.
-            var reader = ByteReader(bytes, packet: "descriptor value")
-            guard bytes.count == 2, let field = try? reader.u16() else { return bytes }
-            return NSNumber(value: field)
-        default:
-            return bytes
-        }
-    }
-
     /// A value given to a mutable descriptor (`Data` or `String`), as bytes on air.
     static func bytes(of value: Any?) -> Data? {
         switch value {

@@ -241,7 +241,7 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
             guard peripheral.state != .disconnected else { return }
             peripheral.linkEnded()
             delegate?.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: Date().timeIntervalSinceReferenceDate,
-                                     isReconnecting: false, error: Self.error(for: reason))
+                                     isReconnecting: false, error: coreBluetoothDisconnectionError(for: reason))
             reportConnectionEvent(.peerDisconnected, for: peripheral)
         case .mtuChanged:
             break  // CoreBluetooth has no callback; maximumWriteValueLength(for:) reflects it.
@@ -296,12 +296,9 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
         }
         dictionary[CBCentralManagerRestoredStatePeripheralsKey] = peripherals
         if let scan = restoration.scanOptions {
-            dictionary[CBCentralManagerRestoredStateScanServicesKey] = scan.services?.map { CBUUID($0) } ?? []
-            var options: [String: Any] = [CBCentralManagerScanOptionAllowDuplicatesKey: NSNumber(value: scan.allowDuplicates)]
-            if !scan.solicitedServices.isEmpty {
-                options[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] = scan.solicitedServices.map { CBUUID($0) }
-            }
-            dictionary[CBCentralManagerRestoredStateScanOptionsKey] = options
+            let arguments = coreBluetoothScanArguments(scan)
+            dictionary[CBCentralManagerRestoredStateScanServicesKey] = arguments.services ?? []
+            dictionary[CBCentralManagerRestoredStateScanOptionsKey] = arguments.options
         }
         delegate?.centralManager(self, willRestoreState: dictionary)
     }
@@ -332,17 +329,6 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
             return
         }
         delegate?.centralManager(self, connectionEventDidOccur: event, for: peripheral)
-    }
-
-    /// The error CoreBluetooth gives `didDisconnectPeripheral` for a reason: none when this
-    /// central disconnected.
-    static func error(for reason: DisconnectReason) -> (any Error)? {
-        switch reason {
-        case .localHostTerminated: nil
-        case .supervisionTimeout: CBError(.connectionTimeout)
-        case .failedToEstablish: CBError(.connectionFailed)
-        case .remoteUserTerminated, .poweredOff, .hci: CBError(.peripheralDisconnected)
-        }
     }
 
     func report(_ problem: String) {

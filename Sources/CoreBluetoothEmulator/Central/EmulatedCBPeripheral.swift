@@ -139,7 +139,7 @@ public class EmulatedCBPeripheral: EmulatedCBPeer {
             callbacks.async {
                 let (peripheral, descriptor) = target.value
                 if case .success(let bytes) = result {
-                    descriptor.state.withLock { $0.value = EmulatedCBDescriptor.value(of: bytes, type: remote.uuid) }
+                    descriptor.state.withLock { $0.value = coreBluetoothDescriptorValue(bytes, type: remote.uuid) }
                 }
                 peripheral.delegate?.peripheral(peripheral, didUpdateValueFor: descriptor, error: result.coreBluetoothError)
             }

@@ -137,27 +137,72 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
     /// `CBAdvertisementDataServiceUUIDsKey`; the emulator also takes the keys the
     /// CoreBluetoothEmulator package took (manufacturer data, service data, solicited services,
     /// TX power, and `CBAdvertisementDataIsConnectable` = `false` for a non-connectable
-    /// advertisement). What does not fit the 31-byte advertisement moves the local name to the
-    /// scan response, as CoreBluetooth does.
+    /// advertisement). What does not fit the 31-byte advertisement goes to the scan response
+    /// as CoreBluetooth places it: the local name first, then the service UUIDs that do not fit.
     public func startAdvertising(_ advertisementData: [String: Any]?) {
         guard !refuseUnlessPoweredOn("startAdvertising") else { return }
         let outcome = Result { () throws in
             let data = try advertisingData(fromCoreBluetooth: advertisementData ?? [:])
             let connectable = Self.flag(advertisementData?[CBAdvertisementDataIsConnectable]) ?? true
-            do {
-                try core.startAdvertisingNow(data, scanResponse: nil, connectable: connectable)
-            } catch BleuError.invalidData where data.localName != nil {
-                var withoutName = data
-                withoutName.structures.removeAll { if case .localName = $0 { true } else { false } }
-                try core.startAdvertisingNow(withoutName, scanResponse: AdvertisingData(localName: data.localName),
-                                             connectable: connectable)
-            }
+            let (advertising, scanResponse) = try Self.advertisingLayout(data)
+            try core.startAdvertisingNow(advertising, scanResponse: scanResponse, connectable: connectable)
         }
         let target = Unchecked(self)
         callbacks.async {
             let manager = target.value
             manager.delegate?.peripheralManagerDidStartAdvertising(manager, error: outcome.coreBluetoothError)
         }
+    }
+
+    /// Where CoreBluetooth's peripheral manager puts the data it advertises: all of it in the
+    /// advertising packet when it fits; else the local name in the scan response; else also the
+    /// service UUIDs that do not fit the advertising packet, as incomplete lists (CoreBluetooth
+    /// puts those in its "overflow area", which only its own scanners read — the emulator's
+    /// stand-in is the scan response, which every scanner merges). Throws
+    /// `AdvertisingDataError` for data that fits neither packet.
+    static func advertisingLayout(_ data: AdvertisingData) throws(AdvertisingDataError) -> (AdvertisingData, AdvertisingData?) {
+        let limit = AdvertisingData.legacyMaximumLength
+        func length(_ structures: [ADStructure]) throws(AdvertisingDataError) -> Int {
+            try AdvertisingData(structures).encoded(maximumLength: .max).count
+        }
+        if try length(data.structures) <= limit { return (data, nil) }
+        var advertising: [ADStructure] = []
+        var response: [ADStructure] = []
+        var services: [BluetoothUUID] = []
+        for structure in data.structures {
+            switch structure {
+            case .localName: response.append(structure)
+            case .serviceUUIDs(let uuids, _, _): services += uuids
+            default: advertising.append(structure)
+            }
+        }
+        if try length(advertising + Self.serviceLists(services, complete: true)) <= limit {
+            advertising += Self.serviceLists(services, complete: true)
+        } else {
+            // As many UUIDs as fit stay in the advertising packet, in order; the rest follow the name.
+            var kept: [BluetoothUUID] = []
+            var moved: [BluetoothUUID] = []
+            for uuid in services {
+                if moved.isEmpty, try length(advertising + Self.serviceLists(kept + [uuid], complete: false)) <= limit {
+                    kept.append(uuid)
+                } else {
+                    moved.append(uuid)
+                }
+            }
+            advertising += Self.serviceLists(kept, complete: false)
+            response += Self.serviceLists(moved, complete: false)
+        }
+        let scanResponse = AdvertisingData(response)
+        _ = try AdvertisingData(advertising).encoded()
+        _ = try scanResponse.encoded()
+        return (AdvertisingData(advertising), response.isEmpty ? nil : scanResponse)
+    }
+
+    /// Service UUID lists, one per width, in the order the widths first appear.
+    private static func serviceLists(_ uuids: [BluetoothUUID], complete: Bool) -> [ADStructure] {
+        var widths: [BluetoothUUID.Width] = []
+        for uuid in uuids where !widths.contains(uuid.shortestWidth) { widths.append(uuid.shortestWidth) }
+        return widths.map { width in .serviceUUIDs(uuids.filter { $0.shortestWidth == width }, width: width, complete: complete) }
     }
 
     /// Stops advertising.

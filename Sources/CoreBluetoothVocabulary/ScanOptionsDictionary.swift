@@ -32,3 +32,15 @@ private func booleanValue(_ value: Any) -> Bool? {
     default: nil
     }
 }
+
+/// The arguments of `scanForPeripherals(withServices:options:)` that scan for `options` (the
+/// inverse of ``scanOptions(services:options:)``): the service filter, and the options
+/// `CBCentralManagerScanOptionAllowDuplicatesKey` (a Boolean `NSNumber`, always present) and,
+/// when there are any, `CBCentralManagerScanOptionSolicitedServiceUUIDsKey` (`[CBUUID]`).
+package func coreBluetoothScanArguments(_ options: ScanOptions) -> (services: [CBUUID]?, options: [String: Any]) {
+    var dictionary: [String: Any] = [CBCentralManagerScanOptionAllowDuplicatesKey: NSNumber(value: options.allowDuplicates)]
+    if !options.solicitedServices.isEmpty {
+        dictionary[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] = options.solicitedServices.map { CBUUID($0) }
+    }
+    return (options.services?.map { CBUUID($0) }, dictionary)
+}

@@ -131,3 +131,59 @@ extension CBManagerState {
         }
     }
 }
+
+extension ManagerState {
+    /// The same state; a state a later CoreBluetooth adds is ``/BleuCore/ManagerState/unknown``.
+    package init(_ state: CBManagerState) {
+        switch state {
+        case .unknown: self = .unknown
+        case .resetting: self = .resetting
+        case .unsupported: self = .unsupported
+        case .unauthorized: self = .unauthorized
+        case .poweredOff: self = .poweredOff
+        case .poweredOn: self = .poweredOn
+        @unknown default: self = .unknown
+        }
+    }
+}
+
+// MARK: - Descriptor values
+
+/// A descriptor's bytes as the value CoreBluetooth reports for its type: `String` for the user
+/// description (0x2901); `NSNumber` for the extended properties (0x2900), client and server
+/// configuration (0x2902, 0x2903) descriptors when the value is their 2-byte field; `Data`
+/// for the rest.
+package func coreBluetoothDescriptorValue(_ bytes: Data, type: BluetoothUUID) -> Any {
+    switch type {
+    case BluetoothUUID.Descriptor.characteristicUserDescription:
+        return String(decoding: bytes, as: UTF8.self)
+    case BluetoothUUID.Descriptor.characteristicExtendedProperties,
+         BluetoothUUID.Descriptor.clientCharacteristicConfiguration,
+         BluetoothUUID.Descriptor.serverCharacteristicConfiguration:
+        // A 16-bit field; a value of another length is shown as it came.
+        guard bytes.count == 2 else { return bytes }
+        return NSNumber(value: UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8)
+    default:
+        return bytes
+    }
+}
+
+/// The bytes of a descriptor value as CoreBluetooth gives it (the inverse of
+/// ``coreBluetoothDescriptorValue(_:type:)``): a `String` as UTF-8, an `NSNumber` of a 16-bit
+/// descriptor field as its 2 little-endian bytes, `Data` as it is, `nil` as no bytes. `nil` for
+/// a value of any other type.
+package func descriptorBytes(fromCoreBluetooth value: Any?, type: BluetoothUUID) -> Data? {
+    switch value {
+    case nil: return Data()
+    case let data as Data: return data
+    case let text as String: return Data(text.utf8)
+    case let number as NSNumber:
+        let sixteenBit: Set<BluetoothUUID> = [BluetoothUUID.Descriptor.characteristicExtendedProperties,
+                                              BluetoothUUID.Descriptor.clientCharacteristicConfiguration,
+                                              BluetoothUUID.Descriptor.serverCharacteristicConfiguration]
+        guard sixteenBit.contains(type) else { return nil }
+        let field = number.uint16Value
+        return Data([UInt8(truncatingIfNeeded: field), UInt8(truncatingIfNeeded: field >> 8)])
+    default: return nil
+    }
+}

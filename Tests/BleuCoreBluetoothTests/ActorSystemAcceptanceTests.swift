@@ -1,0 +1,55 @@
+#if !canImport(CoreBluetooth)
+import Bleu
+import BleuCore
+import BleuCoreBluetooth
+import BleuEmulator
+import BleuTesting
+import Foundation
+import Testing
+
+/// The acceptance check: Bleu's distributed actors, with both radios on this backend — the
+/// path an iPhone app takes, here over the emulator.
+@Suite("BLEActorSystem over CoreBluetoothCentralManager and CoreBluetoothPeripheralManager", .timeLimit(.minutes(1)))
+struct ActorSystemAcceptanceTests {
+    @Test("host actors, connect, call them, get a typed error, and see a lost link fail a call in progress")
+    func actorsOverCoreBluetooth() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let centralManager = CoreBluetoothCentralManager(bus: bus)
+        let peripheralManager = CoreBluetoothPeripheralManager(bus: bus)
+        let peripheral = BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast)
+        let central = BLEActorSystem(centralManager: centralManager, configuration: .fast)
+
+        let counter = CounterActor(actorSystem: peripheral)
+        let failing = FailingActor(actorSystem: peripheral)
+        let sensor = StreamingSensorActor(actorSystem: peripheral)
+        try await peripheral.startAdvertising(counter, failing, sensor)
+
+        let remoteCounter = try await central.connect(to: counter.id, as: CounterActor.self)
+        #expect(try await remoteCounter.increment() == 1)
+        try await remoteCounter.add(41)
+        #expect(try await remoteCounter.current() == 42)
+
+        let remoteFailing = try await central.connect(to: failing.id, as: FailingActor.self)
+        do {
+            _ = try await remoteFailing.fail()
+            Issue.record("the call returned")
+        } catch let failure as ExampleFailure {
+            #expect(failure == ExampleFailure(code: 7, reason: "always fails"))
+        }
+
+        let remoteSensor = try await central.connect(to: sensor.id, as: StreamingSensorActor.self)
+        let readings = try await remoteSensor.endless()
+        var iterator = readings.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        #expect(try await iterator.next() == 1)
+        let link = try #require(await centralManager.retrieveConnectedPeripherals(withServices: []).first)
+        bus.loseLink(between: centralManager.emulatorManager, and: link.id)
+        do {
+            while try await iterator.next() != nil {}
+            Issue.record("the stream ended without an error")
+        } catch BleuError.disconnected(let id, let reason) {
+            #expect(id == link.id && reason == .supervisionTimeout)
+        }
+    }
+}
+#endif
