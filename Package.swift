@@ -148,6 +148,7 @@ let package = Package(
         .testTarget(
             name: "BackendConformanceTests",
             dependencies: ["Bleu", "BleuTesting", "BleuGATT", "BleuOrchestration", "BleuEmulator", "BleuCore", "BleuWire",
+                           "BleuCoreBluetooth",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.

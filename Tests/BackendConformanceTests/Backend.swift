@@ -1,4 +1,5 @@
 import BleuCore
+import BleuCoreBluetooth
 import BleuEmulator
 import Foundation
 
@@ -8,6 +9,8 @@ import Foundation
 enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// BleuEmulator's own managers.
     case emulator
+    /// BleuCoreBluetooth's managers, written against CoreBluetooth's names, over CoreBluetoothEmulator.
+    case coreBluetooth
 
     var description: String { rawValue }
 
@@ -20,6 +23,12 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             let peripheral = EmulatedPeripheralManager(bus: bus)
             return Radios(bus: bus, central: central, peripheral: peripheral) { identifier in
                 bus.loseLink(between: central, and: identifier)
+            }
+        case .coreBluetooth:
+            let central = CoreBluetoothCentralManager(bus: bus)
+            let peripheral = CoreBluetoothPeripheralManager(bus: bus)
+            return Radios(bus: bus, central: central, peripheral: peripheral) { identifier in
+                bus.loseLink(between: central.emulatorManager, and: identifier)
             }
         }
     }

@@ -130,11 +130,12 @@ final class CentralCore: NSObject, @unchecked Sendable {
     }
 
     /// A scan stream ended (its consumer stopped, or the scan was stopped or replaced): stops
-    /// the radio's scan when it was the running one.
+    /// the radio's scan when it was the running one — unless the manager is restorable, whose
+    /// scan goes on for its successor to restore, as the emulator's own central does.
     private func scanEnded(_ id: Int) {
         guard scan?.id == id else { return }
         scan = nil
-        if state == .poweredOn { manager.stopScan() }
+        if state == .poweredOn, restoreIdentifier == nil { manager.stopScan() }
     }
 
     private func endScan(error: BleuError?) {
