@@ -32,8 +32,9 @@ struct MediumTests {
 
     @Test(".shared is one bus, a convenience on top")
     func shared() {
+        // Its configuration is not checked here: other suites (the CoreBluetoothEmulator README
+        // example) reconfigure the shared bus, by design, while this one runs.
         #expect(EmulatorBus.shared === EmulatorBus.shared)
-        #expect(EmulatorBus.shared.configuration.timing == .realistic)
     }
 
     @Test("each central knows a peripheral under its own identifier; the peripheral cannot choose it")
@@ -207,5 +208,29 @@ struct EventHubTests {
             await fixture.app.value
         }
         #expect(weakBus == nil)
+    }
+}
+
+@Suite("A bus started afresh")
+struct BusResetTests {
+    @Test("configure(_:) starts the medium afresh with the new configuration; managers from before are cut off")
+    func configureStartsAfresh() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let before = EmulatedPeripheralManager(bus: bus)
+        try await before.startAdvertising(AdvertisingData(localName: "old"), scanResponse: nil)
+        var slow = EmulatorConfiguration.slow
+        slow.seed = 9
+        await bus.configure(slow)
+        #expect(bus.configuration.timing == .realistic)
+        #expect(bus.configuration.dataLength == 27)
+        #expect(bus.seed == 9)
+        #expect(await before.state == .unknown)
+        #expect(!(await before.isAdvertising))
+        await #expect(throws: BleuError.self) { try await before.startAdvertising(AdvertisingData(localName: "again"), scanResponse: nil) }
+
+        await bus.reset()
+        #expect(bus.configuration.dataLength == 27, "reset keeps the configuration")
+        let after = EmulatedPeripheralManager(bus: bus)
+        #expect(await after.state == .poweredOn)
     }
 }
