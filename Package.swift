@@ -72,6 +72,8 @@ let package = Package(
             dependencies: [
                 "BleuCore", "BleuATT", "CoreBluetoothVocabulary",
                 .target(name: "CoreBluetoothEmulator", condition: .when(platforms: [.linux, .windows, .android])),
+                // Its bus is in the API of the managers' emulator-only initialisers.
+                .target(name: "BleuEmulator", condition: .when(platforms: [.linux, .windows, .android])),
             ]
         ),
         // Runs only where CoreBluetoothEmulator stands in for CoreBluetooth (its files are empty on

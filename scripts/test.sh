@@ -69,7 +69,7 @@ echo "HCIScan: built; without an endpoint it prints its usage and exits non-zero
 
 echo "== Documentation: DocC for every library, cross-module links resolved (any DocC warning fails)"
 start=$SECONDS
-libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI CoreBluetoothVocabulary CoreBluetoothEmulator)
+libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI CoreBluetoothVocabulary CoreBluetoothEmulator BleuCoreBluetooth)
 # Combined documentation: each library links to the libraries it depends on (``/BleuCore/ATTError``),
 # and one archive holds them all. Only the libraries: the dependencies' own docs are not ours to fix.
 if ! swift package generate-documentation --enable-experimental-combined-documentation \

@@ -4,9 +4,14 @@
 // have CoreBluetooth's API on Bleu's emulator, and CoreBluetooth's value types (`CBUUID`,
 // `CBError`…) come from CoreBluetoothVocabulary under their own names. So the code an iPhone
 // runs is the code this project's tests run on Linux.
+//
+// Swift's imports hold for the file that writes them: for CoreBluetooth's names to reach the
+// module's other files from this one, the import is `@_exported`. So on Apple platforms a file
+// that imports BleuCoreBluetooth sees CoreBluetooth's names too. Elsewhere the names are this
+// module's internal type aliases, which every file sees, and nothing is re-exported.
 import Foundation
 #if canImport(CoreBluetooth)
-import CoreBluetooth
+@_exported import CoreBluetooth
 #else
 import CoreBluetoothEmulator
 

@@ -418,6 +418,17 @@ struct CentralManagerTests {
         #expect(isBleuError(await thrownError { try await rig.central.openL2CAPChannel(psm: psm &+ 1, on: connection.id) }) {
             if case .notSupported = $0 { true } else { false }
         })
+
+        // A channel open when the link drops ends with the disconnection.
+        let second = try await rig.central.openL2CAPChannel(psm: psm, on: connection.id)
+        rig.bus.loseLink(between: rig.central.emulatorManager, and: connection.id)
+        var data = second.incoming.makeAsyncIterator()
+        #expect(isBleuError(await thrownError { try await data.next() }) {
+            if case .disconnected(connection.id, _) = $0 { true } else { false }
+        })
+        #expect(isBleuError(await thrownError { try await second.send(Data([1])) }) {
+            if case .disconnected(connection.id, _) = $0 { true } else { false }
+        })
     }
 
     @Test("restoration: a manager with its predecessor's identifier gets its connections and scan, before its state")

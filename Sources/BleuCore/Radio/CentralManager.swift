@@ -1,8 +1,8 @@
 import Foundation
 
 /// The central role of a BLE radio: scan, connect, discover and use a peripheral's GATT
-/// services. Every backend implements it (today the emulator and the HCI host stack; a
-/// CoreBluetooth backend is planned); everything above BleuCore talks only to this protocol.
+/// services. Every backend implements it (the emulator, the HCI host stack and CoreBluetooth);
+/// everything above BleuCore talks only to this protocol.
 ///
 /// Semantics follow CoreBluetooth's: one scan at a time; a write without response is
 /// flow-controlled (``canSendWriteWithoutResponse(to:)`` and

@@ -3,8 +3,8 @@ import Foundation
 /// A service a central discovered on a connected peripheral.
 ///
 /// Handles are the peripheral's attribute handles on backends that speak ATT directly; a
-/// backend that cannot see them (a CoreBluetooth backend would be one) assigns its own, unique
-/// per peripheral.
+/// backend that cannot see them (the CoreBluetooth backend) assigns its own, unique per
+/// peripheral.
 public struct RemoteService: Sendable, Hashable {
     /// The peripheral the service belongs to.
     public var peripheral: UUID

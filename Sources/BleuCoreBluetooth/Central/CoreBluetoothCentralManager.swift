@@ -41,6 +41,8 @@ public final class CoreBluetoothCentralManager: CentralManager {
     /// stream ends with ``/BleuCore/BleuError/bufferOverflow(_:)`` rather than lose a value.
     public static let valueBufferLimit = 256
 
+    /// The state restoration identifier given at init (CoreBluetooth's
+    /// `CBCentralManagerOptionRestoreIdentifierKey`), if any.
     public let restoreIdentifier: String?
     private let core: CentralCore
     private var queue: ManagerQueue { core.queue }
@@ -98,6 +100,8 @@ public final class CoreBluetoothCentralManager: CentralManager {
         core.queue.async { core.shutDown() }
     }
 
+    /// The radio's state as CoreBluetooth last reported it: ``/BleuCore/ManagerState/unknown``
+    /// until its first `centralManagerDidUpdateState(_:)`.
     public var state: ManagerState {
         get async {
             let core = core
@@ -105,6 +109,8 @@ public final class CoreBluetoothCentralManager: CentralManager {
         }
     }
 
+    /// A new stream of the manager's events, starting with the state (and the restoration, if
+    /// the manager restored state). It holds ``eventBufferLimit`` events for a slow consumer.
     public func events() -> AsyncStream<CentralEvent> {
         core.subscribe()
     }
@@ -120,6 +126,7 @@ public final class CoreBluetoothCentralManager: CentralManager {
         return try await queue.wait { core.startScan(options, $0) }
     }
 
+    /// Stops the running scan (CoreBluetooth's `stopScan()`); its stream ends.
     public func stopScan() async {
         let core = core
         await queue.run { core.stopScan() }
@@ -147,11 +154,15 @@ public final class CoreBluetoothCentralManager: CentralManager {
         }
     }
 
+    /// Whether the peripheral is connected, as this manager reported it
+    /// (``/BleuCore/CentralEvent/connected(_:)`` without a later disconnection).
     public func isConnected(_ peripheral: UUID) async -> Bool {
         let core = core
         return await queue.run { core.peripherals[peripheral]?.isConnected ?? false }
     }
 
+    /// The peripherals CoreBluetooth knows among `identifiers` (its
+    /// `retrievePeripherals(withIdentifiers:)`); they can be connected without a scan.
     public func retrievePeripherals(withIdentifiers identifiers: [UUID]) async -> [KnownPeripheral] {
         let core = core
         return await queue.run { core.retrievePeripherals(identifiers) }
@@ -167,21 +178,31 @@ public final class CoreBluetoothCentralManager: CentralManager {
 
     // MARK: Discovery
 
+    /// Discovers primary services with CoreBluetooth's `discoverServices(_:)`; the services
+    /// returned are those of CoreBluetooth's `services` that `uuids` asks for.
     public func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
         let core = core
         return try await queue.wait { core.discoverServices(uuids, on: peripheral, $0) }
     }
 
+    /// Discovers included services with CoreBluetooth's `discoverIncludedServices(_:for:)`.
+    /// Throws ``/BleuCore/BleuError/serviceNotFound(_:)`` for a service this manager did not
+    /// discover (or that the peripheral's services changed away).
     public func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
         let core = core
         return try await queue.wait { core.discoverIncludedServices(uuids, for: service, $0) }
     }
 
+    /// Discovers characteristics with CoreBluetooth's `discoverCharacteristics(_:for:)`. Throws
+    /// ``/BleuCore/BleuError/serviceNotFound(_:)`` for a service this manager did not discover.
     public func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
         let core = core
         return try await queue.wait { core.discoverCharacteristics(uuids, for: service, $0) }
     }
 
+    /// Discovers descriptors with CoreBluetooth's `discoverDescriptors(for:)`. Throws
+    /// ``/BleuCore/BleuError/characteristicNotFound(_:)`` for a characteristic this manager did
+    /// not discover.
     public func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
         let core = core
         return try await queue.wait { core.discoverDescriptors(for: characteristic, $0) }
@@ -189,6 +210,7 @@ public final class CoreBluetoothCentralManager: CentralManager {
 
     // MARK: Reading and writing
 
+    /// Reads with CoreBluetooth's `readValue(for:)`, which reads long values whole.
     public func read(_ characteristic: RemoteCharacteristic) async throws -> Data {
         let core = core
         return try await queue.wait { core.read(characteristic, $0) }
@@ -204,6 +226,7 @@ public final class CoreBluetoothCentralManager: CentralManager {
         try await queue.wait { core.write(value, to: characteristic, type: type, $0) }
     }
 
+    /// CoreBluetooth's `canSendWriteWithoutResponse` of the peripheral; `false` without a link.
     public func canSendWriteWithoutResponse(to peripheral: UUID) async -> Bool {
         let core = core
         return await queue.run { core.canSendWriteWithoutResponse(to: peripheral) }
@@ -234,6 +257,8 @@ public final class CoreBluetoothCentralManager: CentralManager {
         return try await queue.wait { core.subscribe(to: characteristic, $0) }
     }
 
+    /// Turns notifications off with CoreBluetooth's `setNotifyValue(false, for:)`; once it
+    /// confirmed, the characteristic's value streams end. Does nothing when not subscribed.
     public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
         let core = core
         try await queue.wait { core.unsubscribe(from: characteristic, $0) }
@@ -247,11 +272,13 @@ public final class CoreBluetoothCentralManager: CentralManager {
         try await maximumWriteValueLength(for: peripheral, type: .withoutResponse) + 3
     }
 
+    /// CoreBluetooth's `maximumWriteValueLength(for:)`: ATT MTU − 3 without response, 512 with.
     public func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
         let core = core
         return try await queue.run { core.maximumWriteValueLength(for: peripheral, type: type) }.get()
     }
 
+    /// Reads the link's signal strength with CoreBluetooth's `readRSSI()`.
     public func readRSSI(of peripheral: UUID) async throws -> Int {
         let core = core
         return try await queue.wait { core.readRSSI(of: peripheral, $0) }

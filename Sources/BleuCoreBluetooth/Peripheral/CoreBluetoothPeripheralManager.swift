@@ -43,6 +43,8 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
     /// The most requests kept for an answer; past that the oldest unanswered one is forgotten.
     public static let requestLimit = 1024
 
+    /// The state restoration identifier given at init (CoreBluetooth's
+    /// `CBPeripheralManagerOptionRestoreIdentifierKey`), if any.
     public let restoreIdentifier: String?
     private let core: PeripheralCore
     private var queue: ManagerQueue { core.queue }
@@ -100,6 +102,8 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         core.queue.async { core.shutDown() }
     }
 
+    /// The radio's state as CoreBluetooth last reported it: ``/BleuCore/ManagerState/unknown``
+    /// until its first `peripheralManagerDidUpdateState(_:)`.
     public var state: ManagerState {
         get async {
             let core = core
@@ -107,6 +111,8 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         }
     }
 
+    /// A new stream of the manager's events, starting with the state (and the restoration, if
+    /// the manager restored state). It holds ``eventBufferLimit`` events for a slow consumer.
     public func events() -> AsyncStream<PeripheralEvent> {
         core.subscribe()
     }
@@ -122,11 +128,15 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         return try await queue.wait { core.add(service, $0) }
     }
 
+    /// Removes a service with CoreBluetooth's `remove(_:)`. Throws
+    /// ``/BleuCore/BleuError/invalidState(_:)`` when this manager does not publish it, or when
+    /// another published service includes it.
     public func remove(_ service: PublishedService) async throws {
         let core = core
         try await queue.wait { core.remove(service, $0) }
     }
 
+    /// Removes every service with CoreBluetooth's `removeAllServices()`.
     public func removeAllServices() async {
         let core = core
         await queue.run { core.removeAllServices() }
@@ -142,11 +152,13 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         try await queue.wait { core.startAdvertising(advertisement, scanResponse: scanResponse, $0) }
     }
 
+    /// Stops advertising (CoreBluetooth's `stopAdvertising()`).
     public func stopAdvertising() async {
         let core = core
         await queue.run { core.stopAdvertising() }
     }
 
+    /// CoreBluetooth's `isAdvertising`.
     public var isAdvertising: Bool {
         get async {
             let core = core
@@ -205,6 +217,8 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         return try await queue.wait { core.publishL2CAPChannel(requiresEncryption: requiresEncryption, $0) }
     }
 
+    /// Unpublishes with CoreBluetooth's `unpublishL2CAPChannel(_:)`, returning once its callback
+    /// came. Throws ``/BleuCore/BleuError/invalidState(_:)`` for a PSM this manager did not publish.
     public func unpublishL2CAPChannel(_ psm: UInt16) async throws {
         let core = core
         try await queue.wait { core.unpublishL2CAPChannel(psm, $0) }
