@@ -1,8 +1,8 @@
 import BleuCore
 
 /// One pass over a PDU's fields, in order. ``ATTPDU`` describes each PDU's layout once, as a
-/// sequence of calls on a coder; the ``ATTFieldEncoder`` writes each field and the
-/// ``ATTFieldDecoder`` reads it back, so the two directions cannot disagree.
+/// sequence of calls on a coder; the encoder writes each field and the
+/// decoder reads it back, so the two directions cannot disagree.
 ///
 /// The primitives take their field `inout`: an encoder reads it, a decoder assigns it.
 public protocol ATTFieldCoder {

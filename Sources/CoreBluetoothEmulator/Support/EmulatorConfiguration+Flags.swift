@@ -17,14 +17,14 @@ extension EmulatorConfiguration {
         set {}
     }
 
-    /// Whether discovered advertisements without a TX power level get one (``CoreBluetoothOptions/autoGenerateAdvertisementFields``);
+    /// Whether discovered advertisements without a TX power level get one (``/BleuEmulator/CoreBluetoothOptions/autoGenerateAdvertisementFields``);
     /// `CBAdvertisementDataIsConnectable` is always reported.
     public var autoGenerateAdvertisementFields: Bool {
         get { coreBluetooth.autoGenerateAdvertisementFields }
         set { coreBluetooth.autoGenerateAdvertisementFields = newValue }
     }
 
-    /// Whether registered centrals hear connection events (``CoreBluetoothOptions/fireConnectionEvents``).
+    /// Whether registered centrals hear connection events (``/BleuEmulator/CoreBluetoothOptions/fireConnectionEvents``).
     public var fireConnectionEvents: Bool {
         get { coreBluetooth.fireConnectionEvents }
         set { coreBluetooth.fireConnectionEvents = newValue }
@@ -41,62 +41,62 @@ extension EmulatorConfiguration {
         }
     }
 
-    /// How many writes without response may wait on a link (``writeWithoutResponseQueueDepth``).
+    /// How many writes without response may wait on a link (``/BleuEmulator/EmulatorConfiguration/writeWithoutResponseQueueDepth``).
     public var maxWriteWithoutResponseQueue: Int {
         get { writeWithoutResponseQueueDepth }
         set { writeWithoutResponseQueueDepth = newValue }
     }
 
-    /// How many notifications a peripheral may have queued (``notificationQueueDepth``).
+    /// How many notifications a peripheral may have queued (``/BleuEmulator/EmulatorConfiguration/notificationQueueDepth``).
     public var maxNotificationQueue: Int {
         get { notificationQueueDepth }
         set { notificationQueueDepth = newValue }
     }
 
-    /// Whether connection attempts fail at ``connectionFailureRate``; `false` sets the rate to 0.
+    /// Whether connection attempts fail at `connectionFailureRate`; `false` sets the rate to 0.
     public var simulateConnectionFailure: Bool {
         get { faults.connectionFailure > 0 }
         set { if !newValue { faults.connectionFailure = 0 } }
     }
 
-    /// The share of connection attempts that fail (``FaultRates/connectionFailure``), by the bus's seed.
+    /// The share of connection attempts that fail (``/BleuEmulator/FaultRates/connectionFailure``), by the bus's seed.
     public var connectionFailureRate: Double {
         get { faults.connectionFailure }
         set { faults.connectionFailure = newValue }
     }
 
-    /// Whether reads and writes fail at ``readWriteErrorRate``; `false` sets the rate to 0.
+    /// Whether reads and writes fail at `readWriteErrorRate`; `false` sets the rate to 0.
     public var simulateReadWriteErrors: Bool {
         get { faults.attError > 0 }
         set { if !newValue { faults.attError = 0 } }
     }
 
-    /// The share of application reads and writes answered with an ATT error (``FaultRates/attError``).
+    /// The share of application reads and writes answered with an ATT error (``/BleuEmulator/FaultRates/attError``).
     public var readWriteErrorRate: Double {
         get { faults.attError }
         set { faults.attError = newValue }
     }
 
     /// Whether access to an attribute that needs encryption pairs first (Just Works by default,
-    /// see ``pairing``); `false` refuses it with Insufficient Encryption.
+    /// see ``/BleuEmulator/EmulatorConfiguration/pairing``); `false` refuses it with Insufficient Encryption.
     public var simulatePairing: Bool {
         get { pairing.pairsOnInsufficientSecurity }
         set { pairing.pairsOnInsufficientSecurity = newValue }
     }
 
-    /// Whether managers honour the restore-identifier option (``CoreBluetoothOptions/stateRestorationEnabled``).
+    /// Whether managers honour the restore-identifier option (``/BleuEmulator/CoreBluetoothOptions/stateRestorationEnabled``).
     public var stateRestorationEnabled: Bool {
         get { coreBluetooth.stateRestorationEnabled }
         set { coreBluetooth.stateRestorationEnabled = newValue }
     }
 
-    /// Whether L2CAP channels are offered (``CoreBluetoothOptions/l2capSupported``).
+    /// Whether L2CAP channels are offered (``/BleuEmulator/CoreBluetoothOptions/l2capSupported``).
     public var l2capSupported: Bool {
         get { coreBluetooth.l2capSupported }
         set { coreBluetooth.l2capSupported = newValue }
     }
 
-    /// Whether central delegates hear ANCS authorization changes (``CoreBluetoothOptions/fireANCSAuthorizationUpdates``).
+    /// Whether central delegates hear ANCS authorization changes (``/BleuEmulator/CoreBluetoothOptions/fireANCSAuthorizationUpdates``).
     public var fireANCSAuthorizationUpdates: Bool {
         get { coreBluetooth.fireANCSAuthorizationUpdates }
         set { coreBluetooth.fireANCSAuthorizationUpdates = newValue }
