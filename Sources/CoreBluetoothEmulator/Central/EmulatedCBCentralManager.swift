@@ -331,9 +331,6 @@ public class EmulatedCBCentralManager: EmulatedCBManager {
         delegate?.centralManager(self, connectionEventDidOccur: event, for: peripheral)
     }
 
-    func report(_ problem: String) {
-        FileHandle.standardError.write(Data("CoreBluetoothEmulator: \(problem)\n".utf8))
-    }
 }
 
 /// Which peers `registerForConnectionEvents(options:)` reports: `nil` fields match every peer.

@@ -374,9 +374,6 @@ public class EmulatedCBPeripheralManager: EmulatedCBManager {
         }
     }
 
-    func report(_ problem: String) {
-        FileHandle.standardError.write(Data("CoreBluetoothEmulator: \(problem)\n".utf8))
-    }
 
     /// A Boolean option as an application writes it: `NSNumber` or `Bool`.
     static func flag(_ value: Any?) -> Bool? {

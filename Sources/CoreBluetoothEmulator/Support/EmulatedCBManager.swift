@@ -34,9 +34,13 @@ public class EmulatedCBManager {
     func refuseUnlessPoweredOn(_ command: String) -> Bool {
         let state = self.state
         guard state != .poweredOn else { return false }
-        let message = "CoreBluetoothEmulator: API MISUSE: \(type(of: self)) can only accept \(command) while in the powered on state (state is \(state.rawValue))\n"
-        FileHandle.standardError.write(Data(message.utf8))
+        report("API MISUSE: \(type(of: self)) can only accept \(command) while in the powered on state (state is \(state.rawValue))")
         return true
+    }
+
+    /// Says on standard error what the emulator refused or dropped, as CoreBluetooth logs it.
+    func report(_ problem: String) {
+        FileHandle.standardError.write(Data("CoreBluetoothEmulator: \(problem)\n".utf8))
     }
 }
 
