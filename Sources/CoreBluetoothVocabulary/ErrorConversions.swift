@@ -155,9 +155,9 @@ package func coreBluetoothDisconnectionError(for reason: DisconnectReason) -> CB
 package enum CoreBluetoothActivity: Sendable, Hashable {
     /// Connecting to the peer (`centralManager(_:didFailToConnect:error:)`).
     case connecting
-    /// Another operation, named for ``/BleuCore/BleuError/timeout(operation:)``. `linkEnd` is
+    /// Another operation, named for ``/BleuCore/BleuError/timeout(_:after:)``. `linkEnd` is
     /// why the link ended along with the error, if it did (``errorDependsOnLinkEnd(_:)``).
-    case operation(String, linkEnd: DisconnectReason?)
+    case operation(BleuError.Operation, linkEnd: DisconnectReason?)
 }
 
 /// Whether what an operation's error means depends on whether, and why, the link ends along
@@ -180,7 +180,7 @@ package func errorDependsOnLinkEnd(_ error: any Error) -> Bool {
 /// | `CBATTError` with ATT code *n* | ``/BleuCore/BleuError/att(_:)`` with `ATTError(n)` |
 /// | `.notConnected` | ``/BleuCore/BleuError/notConnected(_:)`` |
 /// | `.peripheralDisconnected` | ``/BleuCore/BleuError/disconnected(_:_:)`` with the link's end (else remote user terminated); connecting: ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
-/// | `.connectionTimeout` | connecting: ``/BleuCore/BleuError/connectionTimeout(_:)``; the link stayed up, or this side closed it (after an ATT transaction timeout): ``/BleuCore/BleuError/timeout(operation:)``; else ``/BleuCore/BleuError/disconnected(_:_:)`` with the link's end |
+/// | `.connectionTimeout` | connecting: ``/BleuCore/BleuError/connectionTimeout(_:)``; the link stayed up, or this side closed it (after an ATT transaction timeout): ``/BleuCore/BleuError/timeout(_:after:)``; else ``/BleuCore/BleuError/disconnected(_:_:)`` with the link's end |
 /// | `.connectionFailed` | ``/BleuCore/BleuError/connectionFailed(_:reason:)`` |
 /// | `.operationCancelled` | ``/BleuCore/BleuError/cancelled`` |
 /// | `.connectionLimitReached`, `.tooManyLEPairedDevices` | ``/BleuCore/BleuError/limitReached(_:)`` |
@@ -194,16 +194,16 @@ package func errorDependsOnLinkEnd(_ error: any Error) -> Bool {
 ///
 /// Without a `peer`, the codes whose error names one (not connected, disconnected, out of
 /// space, unknown device) become ``/BleuCore/BleuError/invalidState(_:)``. Reasons and
-/// descriptions carry CoreBluetooth's text for the error.
+/// descriptions carry CoreBluetooth's domain, code and text for the error (``/BleuCore/BleuError/PlatformError``).
 package func bleuError(fromCoreBluetooth error: any Error, peer: UUID?, during activity: CoreBluetoothActivity) -> BleuError {
-    let text = error.localizedDescription
+    let platform = platformError(error)
     let connecting = activity == .connecting
-    let other = BleuError.invalidState("CoreBluetooth reported: \(text)")
+    let other = BleuError.invalidState(.platform(platform))
     if let att = error as? CBATTError {
         return .att(ATTError(UInt8(exactly: att.errorCode) ?? ATTError.unlikelyError.rawValue))
     }
     guard let cb = error as? CBError, let code = CBError.Code(rawValue: cb.errorCode) else {
-        if connecting, let peer { return .connectionFailed(peer, reason: text) }
+        if connecting, let peer { return .connectionFailed(peer, reason: .platform(platform)) }
         return other
     }
     // `default` rather than `@unknown default`: some codes are deprecated (`unkownDevice`) or
@@ -214,39 +214,45 @@ package func bleuError(fromCoreBluetooth error: any Error, peer: UUID?, during a
         return .notConnected(peer)
     case (.peripheralDisconnected, let peer?):
         switch activity {
-        case .connecting: return .connectionFailed(peer, reason: text)
+        case .connecting: return .connectionFailed(peer, reason: .platform(platform))
         case .operation(_, let linkEnd): return .disconnected(peer, linkEnd ?? .remoteUserTerminated)
         }
     case (.connectionTimeout, let peer):
         switch activity {
         case .connecting:
             return peer.map { .connectionTimeout($0) } ?? other
-        case .operation(let name, linkEnd: nil), .operation(let name, linkEnd: .localHostTerminated?):
-            return .timeout(operation: name)
+        case .operation(let operation, linkEnd: nil), .operation(let operation, linkEnd: .localHostTerminated?):
+            return .timeout(operation, after: nil)
         case .operation(_, linkEnd: let reason?):
             return peer.map { .disconnected($0, reason) } ?? other
         }
     case (.connectionFailed, let peer?):
-        return .connectionFailed(peer, reason: text)
+        return .connectionFailed(peer, reason: .platform(platform))
     case (.operationCancelled, _):
         return .cancelled
     case (.connectionLimitReached, _), (.tooManyLEPairedDevices, _):
-        return .limitReached(text)
+        return .limitReached(.platform(platform))
     case (.invalidParameters, _):
-        return .invalidData(text)
+        return .invalidData(.platform(platform))
     case (.invalidHandle, _):
         return .att(.invalidHandle)
     case (.outOfSpace, let peer?):
         return .sendQueueFull(peer)
     case (.operationNotSupported, _), (.uuidNotAllowed, _):
-        return .notSupported(text)
+        return .notSupported(.platform(platform))
     case (.peerRemovedPairingInformation, _), (.encryptionTimedOut, _):
-        return .pairingFailed(text)
+        return .pairingFailed(.platform(platform))
     default:
         guard let peer else { return other }
         if cb.errorCode == 12 { return .peripheralNotFound(peer) }  // unknownDevice
-        return connecting ? .connectionFailed(peer, reason: text) : other
+        return connecting ? .connectionFailed(peer, reason: .platform(platform)) : other
     }
+}
+
+/// CoreBluetooth's error as a value a caller can switch on: its domain, code and description.
+package func platformError(_ error: any Error) -> BleuError.PlatformError {
+    let bridged = error as NSError
+    return BleuError.PlatformError(domain: bridged.domain, code: bridged.code, message: error.localizedDescription)
 }
 
 /// Why a connection ended, from the error `didDisconnectPeripheral` reported: `nil` (this

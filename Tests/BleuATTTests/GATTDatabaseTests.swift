@@ -53,41 +53,42 @@ struct GATTDatabaseTests {
     @Test("invalid definitions and removals are refused with a reason")
     func validation() throws {
         var database = GATTDatabase(empty: 0xFFFE)
-        func refuses(_ definition: ServiceDefinition, _ fragment: String) -> Bool {
+        func refusal(_ definition: ServiceDefinition) -> BleuError? {
             do {
                 _ = try database.add(definition)
-                return false
+                return nil
             } catch {
-                return "\(error)".contains(fragment)
+                return error
             }
         }
         let uuid = BluetoothUUID(0x2A00)
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: [
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: [
             CharacteristicDefinition(uuid: uuid, properties: [.read, .write], permissions: .readWrite, value: Data([1])),
-        ]), "static value"))
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: [
+        ])) == .invalidState(.staticValueNotAllowed(uuid, [.write])))
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: [
             CharacteristicDefinition(uuid: uuid, properties: [.read], permissions: .readable, value: Data(count: 513)),
-        ]), "513-byte"))
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: [
+        ])) == .valueTooLong(length: 513, maximum: 512))
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: [
             CharacteristicDefinition(uuid: uuid, properties: [.read], permissions: .readable,
                                      descriptors: [DescriptorDefinition(uuid: BluetoothUUID(0x2901), value: Data(count: 513))]),
-        ]), "513-byte"))
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: [
+        ])) == .valueTooLong(length: 513, maximum: 512))
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: [
             CharacteristicDefinition(uuid: uuid, properties: [.notify], permissions: .readable,
                                      descriptors: [DescriptorDefinition(uuid: BluetoothUUID.Descriptor.clientCharacteristicConfiguration,
                                                                         value: Data([0, 0]))]),
-        ]), "Client Characteristic Configuration"))
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: [], includedServices: [BluetoothUUID.Service.battery]),
-                        "not published"))
-        #expect(refuses(ServiceDefinition(uuid: BluetoothUUID.Service.genericAccess, characteristics: []), "host stack"))
+        ])) == .invalidState(.clientConfigurationDeclared(uuid)))
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: [], includedServices: [BluetoothUUID.Service.battery]))
+            == .invalidState(.serviceNotPublished(BluetoothUUID.Service.battery)))
+        #expect(refusal(ServiceDefinition(uuid: BluetoothUUID.Service.genericAccess, characteristics: []))
+            == .invalidState(.serviceReserved(BluetoothUUID.Service.genericAccess)))
         let many = (0..<33_000).map { _ in CharacteristicDefinition(uuid: uuid, properties: [.read], permissions: .readable) }
-        #expect(refuses(ServiceDefinition(uuid: Self.service, characteristics: many), "full"))
+        #expect(refusal(ServiceDefinition(uuid: Self.service, characteristics: many)) == .limitReached(.attributes(0xFFFE)))
         #expect(database.isEmpty)
 
         let battery = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.battery, characteristics: []))
         let information = try database.add(ServiceDefinition(uuid: BluetoothUUID.Service.deviceInformation, characteristics: [],
                                                              includedServices: [BluetoothUUID.Service.battery]))
-        #expect(throws: BleuError.invalidState("service 180F (Battery) is included by service 180A (Device Information); remove that first")) {
+        #expect(throws: BleuError.invalidState(.serviceIncluded(BluetoothUUID.Service.battery, by: BluetoothUUID.Service.deviceInformation))) {
             try database.remove(battery)
         }
         try database.remove(information)

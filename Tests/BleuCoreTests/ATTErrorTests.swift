@@ -79,12 +79,35 @@ struct BleuErrorTests {
         .peripheralNotFound(UUID()), .serviceNotFound(BluetoothUUID.Service.battery),
         .characteristicNotFound(BluetoothUUID.Characteristic.batteryLevel),
         .descriptorNotFound(BluetoothUUID.Descriptor.validRange), .connectionTimeout(UUID()),
-        .connectionFailed(UUID(), reason: "refused"), .disconnected(UUID(), .supervisionTimeout),
-        .notConnected(UUID()), .timeout(operation: "Reading 2A19"), .invalidData("short"),
-        .att(.readNotPermitted), .notSupported("indications"), .sendQueueFull(UUID()),
-        .valueTooLong(length: 200, maximum: 182), .limitReached("8 connections"),
-        .bufferOverflow("notifications of 2A37"), .pairingFailed("passkey rejected"), .cancelled,
-        .invalidState("already advertising"),
+        .connectionFailed(UUID(), reason: .link(.failedToEstablish)), .disconnected(UUID(), .supervisionTimeout),
+        .notConnected(UUID()), .timeout(.read, after: .seconds(30)), .invalidData(.malformedPDU(opcode: 0x0B)),
+        .att(.readNotPermitted), .notSupported(.creditBasedChannels), .sendQueueFull(UUID()),
+        .valueTooLong(length: 200, maximum: 182), .limitReached(.connections(8)),
+        .bufferOverflow(.values(of: BluetoothUUID.Characteristic.batteryLevel, limit: 64)),
+        .pairingFailed(.smp(.confirmValueFailed)), .cancelled,
+        .invalidState(.psmNotPublished(0x0080)),
+    ]
+
+    /// Errors whose payloads carry what a caller switches on: one or more of each payload type's
+    /// cases with associated values.
+    static let payloads: [BleuError] = [
+        .connectionFailed(UUID(), reason: .commandRejected(status: 0x0C)),
+        .connectionFailed(UUID(), reason: .channelRefused(psm: 0x0081, result: 0x0004)),
+        .connectionFailed(UUID(), reason: .platform(.init(domain: "CBErrorDomain", code: 10, message: "failed"))),
+        .timeout(.attRequest(opcode: 0x0A), after: nil), .timeout(.openChannel(psm: 0x0080), after: .seconds(5)),
+        .timeout(.remoteCall(method: "Thermometer.read()"), after: .seconds(10)),
+        .invalidData(.unexpectedResponse(request: 0x0A, response: 0x09)),
+        .invalidData(.preparedWriteMismatch(handle: 0x0012, offset: 18)),
+        .invalidData(.channelProtocolViolation(.sduOverMTU(length: 600, mtu: 512))),
+        .invalidData(.advertisingData(.doesNotFit(field: "local name", needed: 30, available: 28))),
+        .notSupported(.characteristicProperties(BluetoothUUID.Characteristic.batteryLevel, [.read], .subscribe)),
+        .notSupported(.advertisingField(adType: 0xFF)),
+        .limitReached(.queuedOperations(64)), .limitReached(.attributes(512)),
+        .bufferOverflow(.streamCredit(16)),
+        .pairingFailed(.channelSecurity(psm: 0x0080, result: 0x0008)),
+        .invalidState(.serviceIncluded(BluetoothUUID.Service.battery, by: BluetoothUUID.Service.deviceInformation)),
+        .invalidState(.invalidConfiguration(setting: "centralMTU", requirement: "600 is outside 23–517")),
+        .invalidState(.handlerNotAllowed(BluetoothUUID.Characteristic.batteryLevel, .write, [.read])),
     ]
 
     /// Fails to compile when a case is added without a sample above (the switch is exhaustive),
@@ -131,17 +154,51 @@ struct BleuErrorTests {
             #expect(error.remedy.first?.isUppercase == true && error.remedy.hasSuffix("."), "\(error.remedy)")
             #expect(!error.summary.contains(error.remedy) && !error.remedy.contains(error.summary), "\(error)")
         }
-        #expect(BleuError.timeout(operation: "Reading 2A19").description.contains("raise the timeout"))
+        #expect(BleuError.timeout(.read, after: .seconds(30)).description.contains("raise the timeout"))
+        #expect(BleuError.timeout(.read, after: .seconds(30)).summary == "Read timed out after 30.0 seconds.")
         #expect(BleuError.bluetoothUnavailable(.unsupported).remedy != BleuError.bluetoothUnavailable(.resetting).remedy)
         #expect(BleuError.att(.readNotPermitted).description.contains("Read Not Permitted"))
         #expect(BleuError.disconnected(UUID(), .supervisionTimeout).description.contains("supervision timeout"))
         #expect(BleuError.bluetoothPoweredOff.localizedDescription.contains("Turn Bluetooth on"))
     }
 
-    @Test("Codable round trip")
+    @Test("Codable round trip, typed payloads included")
     func codable() throws {
-        let data = try JSONEncoder().encode(Self.samples)
-        #expect(try JSONDecoder().decode([BleuError].self, from: data) == Self.samples)
+        let all = Self.samples + Self.payloads
+        let data = try JSONEncoder().encode(all)
+        #expect(try JSONDecoder().decode([BleuError].self, from: data) == all)
+    }
+
+    @Test("a payload says what failed: the summary names its handle, PSM, limit or setting")
+    func payloadSummaries() {
+        let texts = Self.payloads.map(\.summary)
+        #expect(Set(texts).count == texts.count, "distinct payloads read differently")
+        #expect(BleuError.invalidData(.preparedWriteMismatch(handle: 0x0012, offset: 18)).summary.contains("0x0012"))
+        #expect(BleuError.timeout(.openChannel(psm: 0x0080), after: nil).summary.contains("0x0080"))
+        #expect(BleuError.limitReached(.queuedOperations(64)).summary.contains("64"))
+        #expect(BleuError.invalidState(.invalidConfiguration(setting: "centralMTU", requirement: "600 is outside 23–517"))
+            .summary.contains("centralMTU 600 is outside 23–517"))
+        #expect(BleuError.connectionFailed(UUID(), reason: .commandRejected(status: 0x0C)).summary.contains("0x0C"))
+    }
+
+    @Test("a caller branches on the cause, not on prose")
+    func switchable() {
+        func advice(_ error: BleuError) -> String {
+            switch error {
+            case .limitReached(.connections(let count)): "disconnect one of \(count)"
+            case .notSupported(.characteristicProperties(_, _, .subscribe)): "poll instead"
+            case .invalidState(.psmNotPublished(let psm)): "publish 0x\(String(psm, radix: 16))"
+            case .timeout(.remoteCall(let method), let after?): "\(method) after \(after)"
+            default: "other"
+            }
+        }
+        #expect(advice(.limitReached(.connections(8))) == "disconnect one of 8")
+        #expect(advice(.notSupported(.characteristicProperties(BluetoothUUID.Characteristic.batteryLevel, [.read], .subscribe)))
+            == "poll instead")
+        #expect(advice(.notSupported(.characteristicProperties(BluetoothUUID.Characteristic.batteryLevel, [.read], .write)))
+            == "other")
+        #expect(advice(.invalidState(.psmNotPublished(0x80))) == "publish 0x80")
+        #expect(advice(.timeout(.remoteCall(method: "read()"), after: .seconds(1))) == "read() after 1.0 seconds")
     }
 
     @Test("disconnect reasons map to HCI codes and back")

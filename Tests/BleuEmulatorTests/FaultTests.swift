@@ -154,7 +154,7 @@ struct FaultTests {
         try await peripheral.startAdvertising(AdvertisingData(localName: "X"))
         let central = EmulatedCentralManager(bus: bus)
         let id = try await central.discover(name: "X")
-        #expect(await throwsError(.connectionFailed(id, reason: "the connection failed to be established (HCI 0x3E)")) {
+        #expect(await throwsError(.connectionFailed(id, reason: .link(.failedToEstablish))) {
             try await central.connect(id)
         })
 

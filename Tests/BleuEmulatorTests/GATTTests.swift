@@ -399,7 +399,7 @@ struct GATTTests {
         #expect(included.first?.handle == battery.handle)
         let level = try await fixture.central.discoverCharacteristics(nil, for: services[1])
         #expect(try await fixture.central.read(level[0]) == Data([99]))
-        #expect(await throwsError(.invalidState("service 180F (Battery) is included by service 180A (Device Information); remove that first")) {
+        #expect(await throwsError(.invalidState(.serviceIncluded(BluetoothUUID.Service.battery, by: BluetoothUUID.Service.deviceInformation))) {
             try await fixture.peripheral.remove(battery)
         })
         try await fixture.peripheral.remove(information)

@@ -15,7 +15,7 @@ struct L2CAPTests {
         let central = try await fixture.central.openL2CAPChannel(psm: psm, on: fixture.peripheralID)
         guard case .l2capChannelOpened(let peripheral)? = await events.first(matching: {
             if case .l2capChannelOpened = $0 { true } else { false }
-        }) else { throw BleuError.invalidState("no channel") }
+        }) else { throw BleuError.invalidState(.unexpectedOutcome(.openChannel(psm: psm))) }
         return (fixture, central, peripheral)
     }
 
@@ -27,9 +27,9 @@ struct L2CAPTests {
         #expect(first == 0x0080 && second == 0x0081)
         try await fixture.peripheral.unpublishL2CAPChannel(first)
         #expect(try await fixture.peripheral.publishL2CAPChannel(requiresEncryption: false) == 0x0080)
-        #expect(await throwsError(.invalidState("PSM 0x99 is not published")) { try await fixture.peripheral.unpublishL2CAPChannel(0x99) })
+        #expect(await throwsError(.invalidState(.psmNotPublished(0x99))) { try await fixture.peripheral.unpublishL2CAPChannel(0x99) })
         let error = await thrownError { try await fixture.central.openL2CAPChannel(psm: 0x00F0, on: fixture.peripheralID) }
-        #expect((error as? BleuError).map { if case .notSupported = $0 { true } else { false } } == true)
+        #expect(error as? BleuError == .notSupported(.channelNotPublished(psm: 0x00F0)))
     }
 
     @Test("a channel carries SDUs both ways, in order, and either side can close it")

@@ -55,21 +55,21 @@ struct SecurityTests {
         let wrong = try await Fixture.make(configuration: Self.configuration(.passkeyEntry),
                                            centralOptions: .init(passkeyHandler: { ($0.displayedPasskey + 1) % 1_000_000 }))
         let wrongError = await thrownError { try await wrong.central.read(wrong[TestUUID.authenticated]) }
-        #expect("\(wrongError.map { "\($0)" } ?? "")".contains("did not match"))
+        #expect(wrongError as? BleuError == .pairingFailed(.smp(.confirmValueFailed)))
         #expect(wrong.bus.bondCount == 0)
 
         let cancelled = try await Fixture.make(configuration: Self.configuration(.passkeyEntry),
                                                centralOptions: .init(passkeyHandler: { _ in nil }))
         let cancelledError = await thrownError { try await cancelled.central.read(cancelled[TestUUID.encrypted]) }
-        #expect("\(cancelledError.map { "\($0)" } ?? "")".contains("cancelled"))
+        #expect(cancelledError as? BleuError == .pairingFailed(.smp(.passkeyEntryFailed)))
 
         let none = try await Fixture.make(configuration: Self.configuration(.passkeyEntry))
         let noneError = await thrownError { try await none.central.read(none[TestUUID.encrypted]) }
-        #expect((noneError as? BleuError).map { if case .pairingFailed = $0 { true } else { false } } == true)
+        #expect(noneError as? BleuError == .pairingFailed(.smp(.passkeyEntryFailed)))
 
         let rejected = try await Fixture.make(configuration: Self.configuration(.rejected))
         let rejectedError = await thrownError { try await rejected.central.read(rejected[TestUUID.encrypted]) }
-        #expect("\(rejectedError.map { "\($0)" } ?? "")".contains("does not support pairing"))
+        #expect(rejectedError as? BleuError == .pairingFailed(.smp(.pairingNotSupported)))
         #expect(try await rejected.central.read(rejected[TestUUID.value]) == Data(), "the link still works for open attributes")
     }
 

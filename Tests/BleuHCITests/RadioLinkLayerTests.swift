@@ -81,7 +81,7 @@ struct RadioLinkLayerTests {
             harness.clock.advance(by: .seconds(10))
             await Task.yield()
         }
-        await #expect(throws: BleuError.timeout(operation: "the PHY update (no report from the controller within 10.0 seconds)")) {
+        await #expect(throws: BleuError.timeout(.updatePHY, after: .seconds(10))) {
             try await silent.value
         }
         #expect(try await harness.central.readRSSI(of: id) == -61, "commands still flow after the silent update")

@@ -20,7 +20,7 @@ struct ReconnectionPropertyTests {
         let cases: [(any Error, FailureClass)] = [
             (BleuError.disconnected(id, .supervisionTimeout), .transientLinkLoss),
             (BleuError.connectionTimeout(id), .transientLinkLoss),
-            (BleuError.connectionFailed(id, reason: "0x3E"), .transientLinkLoss),
+            (BleuError.connectionFailed(id, reason: .link(.failedToEstablish)), .transientLinkLoss),
             (BleuError.notConnected(id), .transientLinkLoss),
             (BleuError.bluetoothPoweredOff, .radioUnavailable),
             (BleuError.bluetoothUnauthorized, .radioUnavailable),
@@ -28,7 +28,7 @@ struct ReconnectionPropertyTests {
             (BleuError.characteristicNotFound(BluetoothUUID(UInt16(0x2A37))), .protocolError),
             (BleuError.serviceNotFound(BluetoothUUID(UInt16(0x180D))), .protocolError),
             (BleuError.att(.unlikelyError), .protocolError),
-            (BleuError.notSupported("write"), .protocolError),
+            (BleuError.notSupported(.characteristicProperties(BluetoothUUID(UInt16(0x2A37)), [.read], .write)), .protocolError),
             (BleuError.disconnected(id, .hci(0x05)), .protocolError),
             (BleuError.cancelled, .unknown),
             (CocoaError(.fileNoSuchFile), .unknown),

@@ -16,8 +16,9 @@ struct FailureTests {
         do {
             _ = try await BLEActorSystem.withCallTimeout(.milliseconds(100)) { try await blocking.block() }
             Issue.record("the call returned")
-        } catch BleuError.timeout(let operation) {
-            #expect(operation.contains("block"))
+        } catch BleuError.timeout(.remoteCall(let method), let after) {
+            #expect(method.contains("block"))
+            #expect(after == .milliseconds(100))
         }
         var ended = latch.ended.makeAsyncIterator()
         #expect(await ended.next() == true)

@@ -154,7 +154,7 @@ struct ErrorConversionTests {
         (.characteristicNotFound(BluetoothUUID(0x2A37)), "CBErrorDomain", 2),
         (.descriptorNotFound(BluetoothUUID(0x2902)), "CBErrorDomain", 2),
         (.connectionTimeout(peer), "CBErrorDomain", 6),
-        (.connectionFailed(peer, reason: "refused"), "CBErrorDomain", 10),
+        (.connectionFailed(peer, reason: .link(.failedToEstablish)), "CBErrorDomain", 10),
         (.disconnected(peer, .remoteUserTerminated), "CBErrorDomain", 7),
         (.disconnected(peer, .supervisionTimeout), "CBErrorDomain", 6),
         (.disconnected(peer, .failedToEstablish), "CBErrorDomain", 10),
@@ -162,19 +162,19 @@ struct ErrorConversionTests {
         (.disconnected(peer, .localHostTerminated), "CBErrorDomain", 7),
         (.disconnected(peer, .hci(0x3B)), "CBErrorDomain", 7),
         (.notConnected(peer), "CBErrorDomain", 3),
-        (.timeout(operation: "read"), "CBErrorDomain", 6),
-        (.invalidData("short"), "CBErrorDomain", 1),
+        (.timeout(.read, after: .seconds(30)), "CBErrorDomain", 6),
+        (.invalidData(.malformedPDU(opcode: 0x0B)), "CBErrorDomain", 1),
         (.att(.readNotPermitted), "CBATTErrorDomain", 2),
         (.att(.insufficientResources), "CBATTErrorDomain", 0x11),
         (.att(ATTError(0x80)), "CBATTErrorDomain", 0x80),
-        (.notSupported("indicate"), "CBErrorDomain", 13),
+        (.notSupported(.characteristicProperties(BluetoothUUID(0x2A37), [.read], .subscribe)), "CBErrorDomain", 13),
         (.sendQueueFull(peer), "CBErrorDomain", 4),
         (.valueTooLong(length: 600, maximum: 512), "CBATTErrorDomain", 13),
-        (.limitReached("connections"), "CBErrorDomain", 11),
-        (.bufferOverflow("notifications"), "CBErrorDomain", 4),
-        (.pairingFailed("rejected"), "CBATTErrorDomain", 15),
+        (.limitReached(.connections(8)), "CBErrorDomain", 11),
+        (.bufferOverflow(.values(of: BluetoothUUID(0x2A37), limit: 64)), "CBErrorDomain", 4),
+        (.pairingFailed(.smp(.confirmValueFailed)), "CBATTErrorDomain", 15),
         (.cancelled, "CBErrorDomain", 5),
-        (.invalidState("service added twice"), "CBErrorDomain", 1),
+        (.invalidState(.serviceNotPublished(BluetoothUUID(0x180F))), "CBErrorDomain", 1),
     ]
 
     @Test("the samples cover every case of BleuError")
@@ -206,13 +206,13 @@ struct ErrorConversionTests {
     @Test("converted errors match CoreBluetooth's catch patterns")
     func catchPatterns() {
         do {
-            throw coreBluetoothError(for: BleuError.connectionFailed(Self.peer, reason: "refused"))
+            throw coreBluetoothError(for: BleuError.connectionFailed(Self.peer, reason: .link(.failedToEstablish)))
         } catch CBError.connectionFailed {
         } catch {
             Issue.record("not caught as CBError.connectionFailed: \(error)")
         }
         do {
-            throw coreBluetoothError(for: BleuError.pairingFailed("declined"))
+            throw coreBluetoothError(for: BleuError.pairingFailed(.smp(.passkeyEntryFailed)))
         } catch CBATTError.insufficientEncryption {
         } catch {
             Issue.record("not caught as CBATTError.insufficientEncryption: \(error)")

@@ -31,7 +31,7 @@ struct ErrorTests {
         #expect(caughtBy(CBError(.connectionTimeout)) == "other")
         // Same raw value, other domain: CBATTError 10 is not CBError.connectionFailed (10).
         #expect(caughtBy(CBATTError(.attributeNotFound)) == "other")
-        #expect(caughtBy(BleuError.connectionFailed(UUID(), reason: "test")) == "other")
+        #expect(caughtBy(BleuError.connectionFailed(UUID(), reason: .unspecified)) == "other")
     }
 
     @Test("a code also matches in a switch over an error")

@@ -16,17 +16,17 @@ struct InverseConversionTests {
 
     @Test("errors whose CoreBluetooth code names one situation come back as the same error")
     func exactRoundTrips() {
-        let operation = CoreBluetoothActivity.operation("read", linkEnd: nil)
+        let operation = CoreBluetoothActivity.operation(.read, linkEnd: nil)
         let exact: [(BleuError, CoreBluetoothActivity)] = [
             (.att(.readNotPermitted), operation),
             (.att(.insufficientEncryption), operation),
             (.att(ATTError(0x80)), operation),  // an application error keeps its code
             (.att(.outOfRange), operation),
             (.notConnected(Self.peer), operation),
-            (.disconnected(Self.peer, .remoteUserTerminated), .operation("read", linkEnd: .remoteUserTerminated)),
-            (.disconnected(Self.peer, .supervisionTimeout), .operation("read", linkEnd: .supervisionTimeout)),
+            (.disconnected(Self.peer, .remoteUserTerminated), .operation(.read, linkEnd: .remoteUserTerminated)),
+            (.disconnected(Self.peer, .supervisionTimeout), .operation(.read, linkEnd: .supervisionTimeout)),
             (.connectionTimeout(Self.peer), .connecting),
-            (.timeout(operation: "read"), operation),
+            (.timeout(.read, after: nil), operation),
             (.cancelled, operation),
             (.peripheralNotFound(Self.peer), .connecting),
             (.sendQueueFull(Self.peer), operation),
@@ -36,34 +36,36 @@ struct InverseConversionTests {
         }
     }
 
-    @Test("errors whose code is shared come back as the kind of error, with CoreBluetooth's text")
+    @Test("errors whose code is shared come back as the kind of error, with CoreBluetooth's domain, code and text")
     func kindRoundTrips() {
-        let operation = CoreBluetoothActivity.operation("write", linkEnd: nil)
-        guard case .connectionFailed(Self.peer, let reason) = roundTrip(.connectionFailed(Self.peer, reason: "refused"),
+        let operation = CoreBluetoothActivity.operation(.write, linkEnd: nil)
+        guard case .connectionFailed(Self.peer, let reason) = roundTrip(.connectionFailed(Self.peer, reason: .link(.failedToEstablish)),
                                                                        during: .connecting) else {
             Issue.record("a failed connection comes back as connectionFailed"); return
         }
-        #expect(reason == "The connection has failed unexpectedly.")
-        guard case .limitReached = roundTrip(.limitReached("connections"), during: .connecting),
-              case .notSupported = roundTrip(.notSupported("indicate"), during: operation),
-              case .invalidData = roundTrip(.invalidData("short"), during: operation),
-              case .pairingFailed = bleuError(fromCoreBluetooth: CBError(.peerRemovedPairingInformation), peer: Self.peer,
+        #expect(reason == .platform(BleuError.PlatformError(domain: CBErrorDomain, code: CBError.Code.connectionFailed.rawValue,
+                                                            message: "The connection has failed unexpectedly.")))
+        guard case .limitReached(.platform(let limit)) = roundTrip(.limitReached(.connections(8)), during: .connecting),
+              case .notSupported(.platform) = roundTrip(.notSupported(.creditBasedChannels), during: operation),
+              case .invalidData(.platform) = roundTrip(.invalidData(.malformedPDU(opcode: 0x0B)), during: operation),
+              case .pairingFailed(.platform) = bleuError(fromCoreBluetooth: CBError(.peerRemovedPairingInformation), peer: Self.peer,
                                               during: operation),
               case .att(ATTError.invalidHandle) = roundTrip(.characteristicNotFound(BluetoothUUID(0x2A37)), during: operation)
         else {
             Issue.record("each code maps to its kind of BleuError"); return
         }
+        #expect(limit.domain == CBErrorDomain && limit.code == CBError.Code.connectionLimitReached.rawValue)
     }
 
     @Test("what was under way, and how the link ended along with the error, decide what a disconnection and a timeout mean")
     func activityDecides() {
         func read(_ code: CBError.Code, linkEnd: DisconnectReason?) -> BleuError {
-            bleuError(fromCoreBluetooth: CBError(code), peer: Self.peer, during: .operation("read", linkEnd: linkEnd))
+            bleuError(fromCoreBluetooth: CBError(code), peer: Self.peer, during: .operation(.read, linkEnd: linkEnd))
         }
         #expect(read(.peripheralDisconnected, linkEnd: nil) == .disconnected(Self.peer, .remoteUserTerminated))
         #expect(read(.peripheralDisconnected, linkEnd: .poweredOff) == .disconnected(Self.peer, .poweredOff))
-        #expect(read(.connectionTimeout, linkEnd: nil) == .timeout(operation: "read"))
-        #expect(read(.connectionTimeout, linkEnd: .localHostTerminated) == .timeout(operation: "read"),
+        #expect(read(.connectionTimeout, linkEnd: nil) == .timeout(.read, after: nil))
+        #expect(read(.connectionTimeout, linkEnd: .localHostTerminated) == .timeout(.read, after: nil),
                 "the stack closes the link after an ATT transaction timeout")
         #expect(read(.connectionTimeout, linkEnd: .supervisionTimeout) == .disconnected(Self.peer, .supervisionTimeout))
         guard case .connectionFailed = bleuError(fromCoreBluetooth: CBError(.peripheralDisconnected), peer: Self.peer,
@@ -81,9 +83,9 @@ struct InverseConversionTests {
     @Test("errors from outside CoreBluetooth's domains fail the operation or the connection with their text")
     func foreignErrors() {
         struct Unexpected: Error, CustomStringConvertible { var description: String { "unexpected" } }
-        guard case .invalidState = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .operation("read", linkEnd: nil)),
+        guard case .invalidState = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .operation(.read, linkEnd: nil)),
               case .connectionFailed(Self.peer, _) = bleuError(fromCoreBluetooth: Unexpected(), peer: Self.peer, during: .connecting),
-              case .invalidState = bleuError(fromCoreBluetooth: CBError(.alreadyAdvertising), peer: nil, during: .operation("advertise", linkEnd: nil))
+              case .invalidState = bleuError(fromCoreBluetooth: CBError(.alreadyAdvertising), peer: nil, during: .operation(.advertise, linkEnd: nil))
         else {
             Issue.record("foreign errors map by what was under way"); return
         }

@@ -41,7 +41,7 @@ struct CentralManagerBumbleTests {
             while !(await central.canSendWriteWithoutResponse(to: id)) { await Task.yield() }
             try await central.write(Data([UInt8(i)]), to: input, type: .withoutResponse)
         }
-        await #expect(throws: BleuError.notSupported("characteristic \(Self.input) does not accept writes with response")) {
+        await #expect(throws: BleuError.notSupported(.characteristicProperties(Self.input, input.properties, .write))) {
             try await central.write(Data([1]), to: input, type: .withResponse)
         }
         var written: [String] = []

@@ -221,7 +221,7 @@ struct RadioConnectionTests {
         var peripheralEvents = pair.peripheral.events().makeAsyncIterator()
         let id = try await pair.connect()
 
-        await #expect(throws: BleuError.notSupported("the peripheral has no L2CAP channel published on PSM 0x00FE")) {
+        await #expect(throws: BleuError.notSupported(.channelNotPublished(psm: 0xFE))) {
             _ = try await pair.central.openL2CAPChannel(psm: 0xFE, on: id)
         }
         await #expect(throws: BleuError.self) { _ = try await pair.central.openL2CAPChannel(psm: second, on: id) }

@@ -24,8 +24,6 @@ final class ClientChannel: StreamReceiver {
     /// stays below 128, so a free id always exists.
     private static let callIDMask: UInt32 = 0x7F
 
-    private static let systemErrorType = _mangledTypeName(BLEActorSystemError.self) ?? ""
-
     private enum Pending {
         case waiting(CheckedContinuation<Reply, any Error>?)
         case done(Result<Reply, any Error>)
@@ -86,7 +84,7 @@ final class ClientChannel: StreamReceiver {
 
     /// Calls a method and waits for its reply, at most `timeout`.
     func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, clock: any Clock<Duration>,
-              label: @autoclosure () -> String) async throws -> Reply {
+              method name: @autoclosure () -> String) async throws -> Reply {
         let admitted = state.withLock { state in
             guard state.admitted < limits.maximumPendingCallsPerActor else { return false }
             state.admitted += 1
@@ -114,7 +112,7 @@ final class ClientChannel: StreamReceiver {
             } else {
                 guard state.methods.count < limits.maximumMethodsPerConnection else {
                     state.calls[id] = nil
-                    throw BleuError.limitReached("\(limits.maximumMethodsPerConnection) distinct methods called on one connection")
+                    throw BleuError.limitReached(.methodsPerConnection(limits.maximumMethodsPerConnection))
                 }
                 method = UInt32(state.methods.count)
                 state.methods[definition] = method
@@ -124,10 +122,10 @@ final class ClientChannel: StreamReceiver {
                 : .define(id: id, method: method, definition: definition, arguments: arguments)
             return (id, request, method)
         }
-        let what = label()
+        let operation = BleuError.Operation.remoteCall(method: name())
         let timer = Task { [weak self] in
             guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            self?.finish(id, .failure(BleuError.timeout(operation: "\(what) (after \(timeout))")))
+            self?.finish(id, .failure(BleuError.timeout(operation, after: timeout)))
         }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
@@ -136,11 +134,12 @@ final class ClientChannel: StreamReceiver {
             } catch {
                 finish(id, .failure(error))
             }
-            let reply = try await outcome(of: id)
+            let reply = try await outcome(of: id, operation)
             // The definition is known there once a call of it was answered by the method
             // itself (a refusal by the system may mean the definition never arrived).
             if case .define = request {
-                if case .error(_, let payload) = reply, payload.mangledType == Self.systemErrorType {} else {
+                if case .error(_, let payload) = reply,
+                   ErrorEnvelope.rebuild(payload, decoder: limits.decoder) is BLEActorSystemError {} else {
                     state.withLock { _ = $0.defined.insert(method) }
                 }
             }
@@ -151,7 +150,7 @@ final class ClientChannel: StreamReceiver {
     }
 
     /// Waits for a call's outcome and forgets the call.
-    private func outcome(of id: UInt32) async throws -> Reply {
+    private func outcome(of id: UInt32, _ operation: BleuError.Operation) async throws -> Reply {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
             let now: Result<Reply, any Error>? = state.withLock { state in
                 switch state.calls[id] {
@@ -162,7 +161,7 @@ final class ClientChannel: StreamReceiver {
                     state.calls[id] = .waiting(continuation)
                     return nil
                 case nil:
-                    return .failure(BleuError.invalidState("call \(id) is unknown"))
+                    return .failure(BleuError.invalidState(.unexpectedOutcome(operation)))
                 }
             }
             if let now { continuation.resume(with: now) }

@@ -12,7 +12,7 @@ extension PeripheralHost {
             }
             guard var session = state.sessions[key] else { throw BleuError.notConnected(key.central) }
             guard session.streams.count < maximum else {
-                throw BleuError.limitReached("\(maximum) streams open for one central on one actor; end one first")
+                throw BleuError.limitReached(.streamsPerActor(maximum))
             }
             let id = session.nextStream
             session.nextStream = (session.nextStream &+ 1) & 0x0FFF_FFFF

@@ -117,7 +117,7 @@ final class PeripheralHost: Sendable {
                 let published = try await manager.add(ActorServiceLayout.service(uuid, actorID: actor.id))
                 guard let call = published.characteristic(ActorServiceLayout.callCharacteristic),
                       let reply = published.characteristic(ActorServiceLayout.replyCharacteristic) else {
-                    throw BleuError.invalidState("the backend published the actor service without its characteristics")
+                    throw BleuError.invalidState(.unexpectedOutcome(.addService))
                 }
                 state.withLock { state in
                     state.hosted[call.valueHandle] = Hosted(actor: actor, service: published, reply: reply)

@@ -47,7 +47,7 @@ final class StreamInbox: Sendable {
             return (nil, false)
         }
         if overflow {
-            finish(.failure(BleuError.bufferOverflow("a stream's producer sent more than the \(capacity) elements it had credit for")))
+            finish(.failure(BleuError.bufferOverflow(.streamCredit(capacity))))
             return false
         }
         consumer?.resume(returning: .element(element))

@@ -10,7 +10,7 @@ extension BLEActorSystem {
     /// Scans for `timeout` (or less: see ``Configuration/discoveryQuietPeriod``), or until
     /// `count` actors were found. Peripherals that fail to connect are skipped (and logged).
     public func discover<Act: PeripheralActor>(_ type: Act.Type, timeout: Duration, count: Int? = nil) async throws -> [Act] {
-        let client = try requireClient("discovering actors")
+        let client = try requireClient()
         let ids = try await client.search(service: ActorServiceLayout.serviceUUID(for: type), timeout: timeout,
                                           until: { found in count.map { found.count >= $0 } ?? false })
         return try ids.prefix(count ?? ids.count).map { try Act.resolve(id: $0, using: self) }
@@ -27,7 +27,7 @@ extension BLEActorSystem {
     /// ``BLEActorSystemError/actorNotFound(_:)`` when it is not found within
     /// ``Configuration/connectionTimeout``.
     public func connect<Act: PeripheralActor>(to id: UUID, as type: Act.Type) async throws -> Act {
-        let client = try requireClient("connecting to an actor")
+        let client = try requireClient()
         client.expect(id, service: ActorServiceLayout.serviceUUID(for: type))
         _ = try await client.channel(for: id)
         return try Act.resolve(id: id, using: self)
@@ -56,8 +56,8 @@ extension BLEActorSystem {
         return await client.manager.isConnected(location.peripheral)
     }
 
-    private func requireClient(_ what: String) throws -> CentralClient {
-        guard let client else { throw BleuError.notSupported("\(what): this actor system has no central manager") }
+    private func requireClient() throws -> CentralClient {
+        guard let client else { throw BleuError.notSupported(.noCentralRole) }
         return client
     }
 }

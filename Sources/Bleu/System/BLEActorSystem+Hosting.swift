@@ -16,9 +16,9 @@ extension BLEActorSystem {
 
     /// Hosts and advertises these actors; see ``startAdvertising(_:)-(PeripheralActor...)``.
     public func startAdvertising(_ actors: [any PeripheralActor]) async throws {
-        guard let host else { throw BleuError.notSupported("advertising actors: this actor system has no peripheral manager") }
+        guard let host else { throw BleuError.notSupported(.noPeripheralRole) }
         for actor in actors where actor.actorSystem !== self {
-            throw BleuError.invalidState("actor \(actor.id) belongs to another actor system; create it with this one")
+            throw BleuError.invalidState(.foreignActor)
         }
         try await host.host(actors)
     }

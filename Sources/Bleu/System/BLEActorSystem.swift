@@ -121,13 +121,13 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
 
     private func call(_ id: UUID, _ target: RemoteCallTarget, _ invocation: BLEInvocationEncoder) async throws -> (Reply, ClientChannel) {
         guard let client else {
-            throw BleuError.notSupported("calling remote actor \(id): this actor system has no central manager")
+            throw BleuError.notSupported(.noCentralRole)
         }
         let channel = try await client.channel(for: id)
         let definition = MethodDefinition(target: target.identifier, substitutions: invocation.substitutions)
         let timeout = Self.callTimeoutOverride ?? configuration.callTimeout
         let reply = try await channel.call(definition, arguments: invocation.arguments, timeout: timeout, clock: configuration.clock,
-                                           label: "calling \(target) on \(id)")
+                                           method: "\(target)")
         return (reply, channel)
     }
 

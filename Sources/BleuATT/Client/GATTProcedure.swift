@@ -88,11 +88,11 @@ public struct GATTProcedure: Sendable {
             case .noConfigurationDescriptor:
                 .descriptorNotFound(BluetoothUUID.Descriptor.clientCharacteristicConfiguration)
             case .unexpectedResponse(let request, let response):
-                .invalidData("the peripheral answered a \(request.name) with a \(response.name)")
+                .invalidData(.unexpectedResponse(request: request.rawValue, response: response.rawValue))
             case .malformedResponse(let response):
-                .invalidData("the peripheral's \(response.name) is malformed")
+                .invalidData(.malformedPDU(opcode: response.rawValue))
             case .preparedWriteMismatch(let handle, let offset):
-                .invalidData("the peripheral echoed the prepared write at offset \(offset) of handle 0x\(hex4(handle)) differently; the long write was cancelled")
+                .invalidData(.preparedWriteMismatch(handle: handle, offset: Int(offset)))
             }
         }
     }

@@ -75,10 +75,11 @@ public struct GATTDatabase: Sendable {
     }
 
     /// Adds a service after the last handle in use and returns it with its handles. Throws
-    /// ``/BleuCore/BleuError/invalidState(_:)`` for a definition the radio protocol forbids: a static
-    /// value on a characteristic that can be written or that notifies, a value or descriptor
-    /// over 512 bytes, a declared CCCD, an included service that is not published, the GAP or
-    /// GATT service, or no handles left.
+    /// ``/BleuCore/BleuError/invalidState(_:)`` for a definition the radio protocol forbids (a static
+    /// value on a characteristic that can be written or that notifies, a declared CCCD, an
+    /// included service that is not published, the GAP or GATT service),
+    /// ``/BleuCore/BleuError/valueTooLong(length:maximum:)`` for a value or descriptor over 512
+    /// bytes, and ``/BleuCore/BleuError/limitReached(_:)`` when no handles are left.
     public mutating func add(_ definition: ServiceDefinition) throws(BleuError) -> PublishedService {
         try add(definition, allowingReservedServices: false)
     }
@@ -90,7 +91,7 @@ public struct GATTDatabase: Sendable {
             $0 + 2 + $1.descriptors.count + ($1.properties.isDisjoint(with: [.notify, .indicate]) ? 0 : 1)
         }
         guard attributes.count + needed <= capacity, Int(handle) + needed - 1 <= 0xFFFF else {
-            throw .invalidState("the GATT database is full (\(capacity) attributes); remove a service first")
+            throw .limitReached(.attributes(capacity))
         }
         var new: [Attribute] = []
         let serviceType = definition.isPrimary ? BluetoothUUID.Declaration.primaryService : BluetoothUUID.Declaration.secondaryService
@@ -98,7 +99,7 @@ public struct GATTDatabase: Sendable {
         for included in definition.includedServices {
             handle += 1
             guard let range = services.first(where: { $0.published.uuid == included }) else {
-                throw .invalidState("service \(definition.uuid) includes \(included), which is not published; add it first")
+                throw .invalidState(.serviceNotPublished(included))
             }
             var value: [UInt8] = []
             value.appendLE(range.start)
@@ -143,26 +144,26 @@ public struct GATTDatabase: Sendable {
     private func validate(_ definition: ServiceDefinition, allowingReservedServices: Bool) throws(BleuError) {
         if !allowingReservedServices,
            [BluetoothUUID.Service.genericAccess, BluetoothUUID.Service.genericAttribute].contains(definition.uuid) {
-            throw .invalidState("service \(definition.uuid) is provided by the host stack itself")
+            throw .invalidState(.serviceReserved(definition.uuid))
         }
         for uuid in definition.includedServices where !services.contains(where: { $0.published.uuid == uuid }) {
-            throw .invalidState("service \(definition.uuid) includes \(uuid), which is not published; add it first")
+            throw .invalidState(.serviceNotPublished(uuid))
         }
         for c in definition.characteristics {
             if let value = c.value {
                 if !c.properties.isDisjoint(with: [.write, .writeWithoutResponse, .notify, .indicate]) {
-                    throw .invalidState("characteristic \(c.uuid) has a static value but can be written or notifies; serve its value from requests instead")
+                    throw .invalidState(.staticValueNotAllowed(c.uuid, c.properties.intersection([.write, .writeWithoutResponse, .notify, .indicate])))
                 }
                 if value.count > AttributeAccess.maximumValueLength {
-                    throw .invalidState("characteristic \(c.uuid) has a \(value.count)-byte value; the limit is 512")
+                    throw .valueTooLong(length: value.count, maximum: AttributeAccess.maximumValueLength)
                 }
             }
             for descriptor in c.descriptors {
                 if descriptor.uuid == BluetoothUUID.Descriptor.clientCharacteristicConfiguration {
-                    throw .invalidState("characteristic \(c.uuid) declares a Client Characteristic Configuration descriptor; the backend adds it for characteristics that notify or indicate")
+                    throw .invalidState(.clientConfigurationDeclared(c.uuid))
                 }
                 if descriptor.value.count > AttributeAccess.maximumValueLength {
-                    throw .invalidState("descriptor \(descriptor.uuid) has a \(descriptor.value.count)-byte value; the limit is 512")
+                    throw .valueTooLong(length: descriptor.value.count, maximum: AttributeAccess.maximumValueLength)
                 }
             }
         }
@@ -172,10 +173,10 @@ public struct GATTDatabase: Sendable {
     /// or when another service includes it.
     public mutating func remove(_ service: PublishedService) throws(BleuError) {
         guard let index = services.firstIndex(where: { $0.start == service.handle && $0.published.uuid == service.uuid }) else {
-            throw .invalidState("service \(service.uuid) at handle \(service.handle) is not published")
+            throw .invalidState(.serviceNotPublished(service.uuid))
         }
         if let includer = services.first(where: { includes($0, service) }) {
-            throw .invalidState("service \(service.uuid) is included by service \(includer.published.uuid); remove that first")
+            throw .invalidState(.serviceIncluded(service.uuid, by: includer.published.uuid))
         }
         services.remove(at: index)
         attributes.removeAll { $0.handle >= service.handle && $0.handle <= service.endHandle }

@@ -1,5 +1,5 @@
 /// Why advertising data could not be encoded or decoded.
-public enum AdvertisingDataError: Error, Sendable, Hashable {
+public enum AdvertisingDataError: Error, Sendable, Hashable, Codable {
     /// Encoding: the field does not fit. `needed` bytes (its AD structure, header included) were
     /// needed where `available` were left of the limit.
     case doesNotFit(field: String, needed: Int, available: Int)

@@ -19,35 +19,35 @@ public enum BleuError: Error, Sendable, Hashable, Codable {
     case descriptorNotFound(BluetoothUUID)
     /// A connection attempt to the peripheral did not complete in time.
     case connectionTimeout(UUID)
-    /// A connection attempt to the peripheral failed.
-    case connectionFailed(UUID, reason: String)
+    /// A connection attempt to the peripheral, or an L2CAP channel to it, failed.
+    case connectionFailed(UUID, reason: ConnectionFailure)
     /// The connection to the peer ended, for this reason, while or before the operation ran.
     case disconnected(UUID, DisconnectReason)
     /// The operation needs a connection to the peer and there is none.
     case notConnected(UUID)
-    /// The operation did not complete in time.
-    case timeout(operation: String)
+    /// The operation did not complete in time: within `after`, when the backend says.
+    case timeout(Operation, after: Duration?)
     /// Data received or given was malformed.
-    case invalidData(String)
+    case invalidData(InvalidData)
     /// The peer answered with an Attribute Protocol error.
     case att(ATTError)
     /// The operation is not supported here (by the attribute's properties, the backend, or the peer).
-    case notSupported(String)
+    case notSupported(Unsupported)
     /// A write without response found the link's send queue full; wait for the ready event.
     case sendQueueFull(UUID)
     /// A value is longer than the operation allows.
     case valueTooLong(length: Int, maximum: Int)
     /// A configured limit was reached (connections, subscriptions, queue sizes, ...).
-    case limitReached(String)
+    case limitReached(Limit)
     /// A consumer fell behind and a bounded buffer filled; the stream was ended rather than
     /// dropping data silently.
-    case bufferOverflow(String)
+    case bufferOverflow(OverflowedBuffer)
     /// Pairing with the peer failed or was rejected.
-    case pairingFailed(String)
+    case pairingFailed(PairingFailure)
     /// The operation was cancelled.
     case cancelled
     /// The operation cannot run in the manager's current state, such as adding a service twice.
-    case invalidState(String)
+    case invalidState(InvalidState)
 }
 
 extension BleuError: CustomStringConvertible, LocalizedError {
@@ -70,7 +70,8 @@ extension BleuError: CustomStringConvertible, LocalizedError {
         case .connectionFailed(let id, let reason): "Connecting to \(id) failed: \(reason)."
         case .disconnected(let id, let reason): "The connection to \(id) ended: \(reason)."
         case .notConnected(let id): "\(id) is not connected."
-        case .timeout(let operation): "\(operation) timed out."
+        case .timeout(let operation, let after?): "\(operation.description.capitalizedFirst) timed out after \(after)."
+        case .timeout(let operation, nil): "\(operation.description.capitalizedFirst) timed out."
         case .invalidData(let reason): "Invalid data: \(reason)."
         case .att(let error): "The peer answered with \(error)"
         case .notSupported(let what): "Not supported: \(what)."
@@ -132,8 +133,31 @@ extension BleuError: CustomStringConvertible, LocalizedError {
             "Remove the stored bond on both devices and pair again; confirm the passkey if asked."
         case .cancelled:
             "Start the operation again if it is still needed."
-        case .invalidState:
-            "Check the order of the calls: finish or undo the earlier step first."
+        case .invalidState(let state):
+            state.remedy
         }
     }
+}
+
+extension BleuError.InvalidState {
+    /// What to do about the state.
+    var remedy: String {
+        switch self {
+        case .channelClosed, .channelClosedByPeer: "Open a new L2CAP channel."
+        case .connectionClosed, .servicesChanged: "Connect and discover again."
+        case .singleConsumer: "Give each consumer its own stream or subscription."
+        case .managerGone, .managerReplaced, .busReset: "Create a new manager."
+        case .invalidConfiguration: "Change the setting to a value within its range."
+        case .foreignActor: "Create the actor with this actor system."
+        case .unexpectedOutcome, .platform: "Try again; if it keeps failing, report it with the log."
+        case .psmNotPublished, .serviceNotPublished, .serviceReserved, .serviceIncluded, .staticValueNotAllowed,
+             .clientConfigurationDeclared, .handlerForUndeclared, .handlerNotAllowed, .handlerForStaticValue:
+            "Check the order of the calls and the service's declaration: finish or undo the earlier step first."
+        }
+    }
+}
+
+extension String {
+    /// The string with its first character uppercased.
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

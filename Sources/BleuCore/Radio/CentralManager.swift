@@ -13,7 +13,7 @@ import Foundation
 /// ``BleuError/bluetoothPoweredOff`` (or another unavailable state) when the radio is not on,
 /// ``BleuError/notConnected(_:)`` or ``BleuError/disconnected(_:_:)`` when there is no link or
 /// it drops during the operation, ``BleuError/att(_:)`` when the peripheral answers with an ATT
-/// error, and ``BleuError/timeout(operation:)`` after the ATT transaction timeout (30 s).
+/// error, and ``BleuError/timeout(_:after:)`` after the ATT transaction timeout (30 s).
 /// Cancelling the calling task cancels the operation with ``BleuError/cancelled``.
 public protocol CentralManager: AnyObject, Sendable {
     /// The identifier for state restoration given when the manager was created, if any.
@@ -71,7 +71,7 @@ public protocol CentralManager: AnyObject, Sendable {
     /// Discovers the peripheral's primary services; all of them when `uuids` is `nil`. Returns
     /// an empty array when the peripheral hosts none of them (the server's Attribute Not Found
     /// ends the procedure; it is not an error). Throws the common errors above: no link,
-    /// ``BleuError/att(_:)`` for any other error response, ``BleuError/timeout(operation:)``.
+    /// ``BleuError/att(_:)`` for any other error response, ``BleuError/timeout(_:after:)``.
     func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService]
 
     /// Discovers the services that `service` includes; all of them when `uuids` is `nil`; an
@@ -155,7 +155,7 @@ public protocol CentralManager: AnyObject, Sendable {
     /// published on the PSM (L2CAP result "SPSM not supported"),
     /// ``BleuError/att(_:)`` with ``ATTError/insufficientEncryption`` when the channel requires
     /// encryption and the link could not be encrypted, ``BleuError/notConnected(_:)`` or
-    /// ``BleuError/disconnected(_:_:)`` without a link, and ``BleuError/timeout(operation:)``
+    /// ``BleuError/disconnected(_:_:)`` without a link, and ``BleuError/timeout(_:after:)``
     /// when the peripheral does not answer.
     func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel
 }

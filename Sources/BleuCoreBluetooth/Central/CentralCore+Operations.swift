@@ -53,7 +53,7 @@ extension CentralCore {
         switch type {
         case .withResponse:
             guard characteristic.properties.contains(.write) else {
-                return waiter.fail(.notSupported("characteristic \(characteristic.uuid) does not allow writes with response (its properties are \(characteristic.properties))"))
+                return waiter.fail(.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .write)))
             }
             let maximum = peripheral.maximumWriteValueLength(for: .withResponse)
             guard value.count <= maximum else { return waiter.fail(.valueTooLong(length: value.count, maximum: maximum)) }
@@ -61,7 +61,7 @@ extension CentralCore {
             peripheral.writeValue(value, for: object, type: .withResponse)
         case .withoutResponse:
             guard characteristic.properties.contains(.writeWithoutResponse) else {
-                return waiter.fail(.notSupported("characteristic \(characteristic.uuid) does not allow writes without response (its properties are \(characteristic.properties))"))
+                return waiter.fail(.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .writeWithoutResponse)))
             }
             let maximum = peripheral.maximumWriteValueLength(for: .withoutResponse)
             guard value.count <= maximum else { return waiter.fail(.valueTooLong(length: value.count, maximum: maximum)) }
@@ -89,7 +89,7 @@ extension CentralCore {
         guard let entry = connected(descriptor.peripheral).ready(waiter),
               let object = entry.descriptor(descriptor, waiter) else { return }
         guard descriptor.uuid != BluetoothUUID.Descriptor.clientCharacteristicConfiguration else {
-            return waiter.fail(.notSupported("CoreBluetooth writes the Client Characteristic Configuration descriptor itself; use subscribe(to:) and unsubscribe(from:)"))
+            return waiter.fail(.notSupported(.clientConfigurationWrite))
         }
         entry.descriptorWrites[descriptor.handle, default: []].append(waiter)
         entry.peripheral.writeValue(value, for: object)
@@ -101,7 +101,7 @@ extension CentralCore {
         guard let entry = connected(characteristic.peripheral).ready(waiter),
               let object = entry.characteristic(characteristic, waiter) else { return }
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-            return waiter.fail(.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates (its properties are \(characteristic.properties))"))
+            return waiter.fail(.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe)))
         }
         let handle = characteristic.valueHandle
         var changes = entry.notifyChanges[handle] ?? []
@@ -157,7 +157,7 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let pending = entry.serviceDiscoveries.popFirst() else { return }
-        if let error { return fail(pending.waiter, with: error, from: entry, during: "service discovery") }
+        if let error { return fail(pending.waiter, with: error, from: entry, during: .discoverServices) }
         let all = peripheral.services ?? []
         let found = all.map { entry.register(service: $0, among: all, includedBy: nil) }
         pending.waiter.succeed(found.filter { pending.filter?.contains($0.uuid) ?? true })
@@ -166,7 +166,7 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let handle = entry.handle(of: service), let pending = entry.includedDiscoveries[handle]?.popFirst() else { return }
-        if let error { return fail(pending.waiter, with: error, from: entry, during: "included service discovery") }
+        if let error { return fail(pending.waiter, with: error, from: entry, during: .discoverIncludedServices) }
         let all = service.includedServices ?? []
         let found = all.map { entry.register(service: $0, among: all, includedBy: handle) }
         pending.waiter.succeed(found.filter { pending.filter?.contains($0.uuid) ?? true })
@@ -175,7 +175,7 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let handle = entry.handle(of: service), let pending = entry.characteristicDiscoveries[handle]?.popFirst() else { return }
-        if let error { return fail(pending.waiter, with: error, from: entry, during: "characteristic discovery") }
+        if let error { return fail(pending.waiter, with: error, from: entry, during: .discoverCharacteristics) }
         let all = service.characteristics ?? []
         let found = all.map { entry.register(characteristic: $0, among: all, service: handle) }
         pending.waiter.succeed(found.filter { pending.filter?.contains($0.uuid) ?? true })
@@ -185,7 +185,7 @@ extension CentralCore: CBPeripheralDelegate {
         let entry = entry(for: peripheral)
         guard let handle = entry.valueHandle(of: characteristic),
               let waiter = entry.descriptorDiscoveries[handle]?.popFirst() else { return }
-        if let error { return fail(waiter, with: error, from: entry, during: "descriptor discovery") }
+        if let error { return fail(waiter, with: error, from: entry, during: .discoverDescriptors) }
         let all = characteristic.descriptors ?? []
         waiter.succeed(all.map { entry.register(descriptor: $0, among: all, characteristic: handle) })
     }
@@ -197,7 +197,7 @@ extension CentralCore: CBPeripheralDelegate {
         // the value; so do the subscribers while notifications are on, so no notified value
         // is lost to a read issued at the same time.
         if let waiter = entry.reads[handle]?.popFirst() {
-            if let error { return fail(waiter, with: error, from: entry, during: "read") }
+            if let error { return fail(waiter, with: error, from: entry, during: .read) }
             waiter.succeed(characteristic.value ?? Data())
         }
         guard error == nil, characteristic.isNotifying, entry.subscriptions[handle]?.enabled == true else { return }
@@ -207,16 +207,16 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let handle = entry.valueHandle(of: characteristic), let waiter = entry.writes[handle]?.popFirst() else { return }
-        if let error { return fail(waiter, with: error, from: entry, during: "write") }
+        if let error { return fail(waiter, with: error, from: entry, during: .write) }
         waiter.succeed()
     }
 
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let handle = entry.handle(of: descriptor), let waiter = entry.descriptorReads[handle]?.popFirst() else { return }
-        if let error { return fail(waiter, with: error, from: entry, during: "descriptor read") }
+        if let error { return fail(waiter, with: error, from: entry, during: .readDescriptor) }
         guard let bytes = descriptorBytes(fromCoreBluetooth: descriptor.value, type: BluetoothUUID(descriptor.uuid)) else {
-            return waiter.fail(.invalidData("descriptor \(BluetoothUUID(descriptor.uuid)) has a value of type \(type(of: descriptor.value as Any))"))
+            return waiter.fail(.invalidData(.descriptorValue(BluetoothUUID(descriptor.uuid))))
         }
         waiter.succeed(bytes)
     }
@@ -224,7 +224,7 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let handle = entry.handle(of: descriptor), let waiter = entry.descriptorWrites[handle]?.popFirst() else { return }
-        if let error { return fail(waiter, with: error, from: entry, during: "descriptor write") }
+        if let error { return fail(waiter, with: error, from: entry, during: .writeDescriptor) }
         waiter.succeed()
     }
 
@@ -236,7 +236,7 @@ extension CentralCore: CBPeripheralDelegate {
         switch change {
         case .enable(let waiters):
             if let error {
-                for waiter in waiters { fail(waiter, with: error, from: entry, during: "subscribe") }
+                for waiter in waiters { fail(waiter, with: error, from: entry, during: .subscribe) }
                 return
             }
             if entry.subscriptions[handle] == nil, let remote = entry.characteristics[handle]?.remote {
@@ -247,7 +247,7 @@ extension CentralCore: CBPeripheralDelegate {
                 waiter.succeed(makeValueStream(entry, valueHandle: handle))
             }
         case .disable(let waiter):
-            if let error { return fail(waiter, with: error, from: entry, during: "unsubscribe") }
+            if let error { return fail(waiter, with: error, from: entry, during: .unsubscribe) }
             for continuation in entry.subscriptions.removeValue(forKey: handle)?.streams.values.map({ $0 }) ?? [] {
                 continuation.finish()
             }
@@ -258,7 +258,7 @@ extension CentralCore: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {
         let entry = entry(for: peripheral)
         guard let waiter = entry.rssiReads.popFirst() else { return }
-        if let error { return fail(waiter, with: error, from: entry, during: "RSSI read") }
+        if let error { return fail(waiter, with: error, from: entry, during: .readRSSI) }
         waiter.succeed(RSSI.intValue)
     }
 
@@ -274,7 +274,7 @@ extension CentralCore: CBPeripheralDelegate {
                 // The characteristic is gone: its streams end, and subscribing again needs a
                 // new discovery.
                 for continuation in entry.subscriptions.removeValue(forKey: valueHandle)?.streams.values.map({ $0 }) ?? [] {
-                    continuation.finish(throwing: BleuError.invalidState("the peripheral's services changed; discover them and subscribe again"))
+                    continuation.finish(throwing: BleuError.invalidState(.servicesChanged(entry.id)))
                 }
             }
         }
@@ -285,9 +285,9 @@ extension CentralCore: CBPeripheralDelegate {
         let entry = entry(for: peripheral)
         let index = channel.flatMap { opened in entry.channelOpens.firstIndex { $0.psm == opened.psm } } ?? 0
         guard index < entry.channelOpens.count else { return }
-        let waiter = entry.channelOpens.remove(at: index).waiter
-        if let error { return fail(waiter, with: error, from: entry, during: "opening an L2CAP channel") }
-        guard let channel else { return waiter.fail(.invalidState("CoreBluetooth opened no channel and gave no reason")) }
+        let (psm, waiter) = entry.channelOpens.remove(at: index)
+        if let error { return fail(waiter, with: error, from: entry, during: .openChannel(psm: psm)) }
+        guard let channel else { return waiter.fail(.invalidState(.unexpectedOutcome(.openChannel(psm: psm)))) }
         let opened = CoreBluetoothL2CAPChannel(channel, peer: entry.id, queue: queue)
         entry.channels.append(WeakChannel(channel: opened.core))
         waiter.succeed(opened)

@@ -295,7 +295,7 @@ final class CentralCore: NSObject, @unchecked Sendable {
             if case .dropped = continuation.yield(value) {
                 entry.subscriptions[valueHandle]?.streams[id] = nil
                 continuation.finish(throwing: BleuError.bufferOverflow(
-                    "the value stream of \(subscription.characteristic.uuid) held \(CoreBluetoothCentralManager.valueBufferLimit) values its consumer did not read"))
+                    .values(of: subscription.characteristic.uuid, limit: CoreBluetoothCentralManager.valueBufferLimit)))
             }
         }
     }
@@ -310,7 +310,7 @@ final class CentralCore: NSObject, @unchecked Sendable {
     /// Fails an operation with the Bleu error for what a peripheral's callback reported. When
     /// that depends on whether the link ends along with it, the failure waits for the
     /// disconnection callback (``linkEnded(_:reason:)``), at most ``linkEndGrace``.
-    func fail<Value>(_ waiter: Waiter<Value>, with error: any Error, from entry: PeripheralEntry, during operation: String) {
+    func fail<Value>(_ waiter: Waiter<Value>, with error: any Error, from entry: PeripheralEntry, during operation: BleuError.Operation) {
         guard entry.isConnected, errorDependsOnLinkEnd(error) else {
             let linkEnd = entry.isConnected ? nil : entry.lastLinkEnd
             return waiter.fail(bleuError(fromCoreBluetooth: error, peer: entry.id, during: .operation(operation, linkEnd: linkEnd)))
@@ -391,7 +391,7 @@ extension CentralCore: CBCentralManagerDelegate {
         } catch {
             // CoreBluetooth's own dictionary has the types it documents; one that does not is
             // reported, not skipped.
-            endScan(error: .invalidData("the advertisement of \(entry.id): \(error)"))
+            endScan(error: .invalidData(.advertisement(from: entry.id)))
             manager.stopScan()
             return
         }
@@ -413,7 +413,7 @@ extension CentralCore: CBCentralManagerDelegate {
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
         let entry = entry(for: peripheral)
         let failure = error.map { bleuError(fromCoreBluetooth: $0, peer: entry.id, during: .connecting) }
-            ?? .connectionFailed(entry.id, reason: "CoreBluetooth gave no reason")
+            ?? .connectionFailed(entry.id, reason: .unspecified)
         for waiter in entry.connects { waiter.fail(failure) }
         entry.connects.removeAll()
     }

@@ -94,7 +94,7 @@ final class ChannelCore: NSObject, StreamDelegate, @unchecked Sendable {
         if input.hasBytesAvailable { return waiter.succeed(take()) }
         if let failure { return waiter.fail(failure) }
         if inputEnded || closed { return waiter.succeed(nil) }
-        reader?.fail(.invalidState("an L2CAP channel's incoming data has one consumer"))
+        reader?.fail(.invalidState(.singleConsumer))
         reader = waiter
     }
 
@@ -127,7 +127,7 @@ final class ChannelCore: NSObject, StreamDelegate, @unchecked Sendable {
 
     func send(_ data: Data, _ waiter: Waiter<Void>) {
         if let failure { return waiter.fail(failure) }
-        guard !closed else { return waiter.fail(.invalidState("the L2CAP channel is closed")) }
+        guard !closed else { return waiter.fail(.invalidState(.channelClosed)) }
         guard !data.isEmpty else { return waiter.succeed() }
         sends.append((data, 0, waiter))
         pump()
@@ -169,7 +169,7 @@ final class ChannelCore: NSObject, StreamDelegate, @unchecked Sendable {
         input.close()
         output.close()
         channel = nil
-        for send in sends { send.waiter.fail(.invalidState("the L2CAP channel was closed")) }
+        for send in sends { send.waiter.fail(.invalidState(.channelClosed)) }
         sends.removeAll()
         answerReader()
     }

@@ -83,7 +83,7 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
         if let error = unavailable { return waiter.fail(error) }
         for characteristic in definition.characteristics {
             for descriptor in characteristic.descriptors where !Self.publishableDescriptors.contains(descriptor.uuid) {
-                return waiter.fail(.notSupported("CoreBluetooth publishes only user description (0x2901) and presentation format (0x2904) descriptors, not \(descriptor.uuid)"))
+                return waiter.fail(.notSupported(.descriptor(descriptor.uuid)))
             }
         }
         let published: PublishedService
@@ -128,7 +128,7 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
     func remove(_ service: PublishedService, _ waiter: Waiter<Void>) {
         if let error = unavailable { return waiter.fail(error) }
         guard let entry = services[service.handle], entry.published == service else {
-            return waiter.fail(.invalidState("service \(service.uuid) at handle \(service.handle) is not published by this manager"))
+            return waiter.fail(.invalidState(.serviceNotPublished(service.uuid)))
         }
         do {
             try database.remove(service)
@@ -159,13 +159,13 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
         do {
             _ = try advertisement.encoded()
         } catch {
-            return waiter.fail(.invalidData("advertising data: \(error)"))
+            return waiter.fail(.invalidData(.advertisingData(error)))
         }
         if let scanResponse {
             do {
                 _ = try scanResponse.encoded()
             } catch {
-                return waiter.fail(.invalidData("scan response: \(error)"))
+                return waiter.fail(.invalidData(.scanResponse(error)))
             }
         }
         let merged = scanResponse.map { advertisement.merged(with: $0) } ?? advertisement
@@ -174,7 +174,7 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
             case .flags, .localName, .serviceUUIDs:
                 continue  // CoreBluetooth sets the flags itself
             default:
-                return waiter.fail(.notSupported("CoreBluetooth's peripheral role advertises only a local name and service UUIDs, not \(structure)"))
+                return waiter.fail(.notSupported(.advertisingField(adType: structure.adType)))
             }
         }
         // The two keys CoreBluetooth advertises, from the one conversion the package has.
@@ -236,7 +236,7 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
     func unpublishL2CAPChannel(_ psm: UInt16, _ waiter: Waiter<Void>) {
         if let error = unavailable { return waiter.fail(error) }
         guard publishedPSMs.contains(psm) else {
-            return waiter.fail(.invalidState("PSM 0x\(String(psm, radix: 16, uppercase: true)) is not published by this manager"))
+            return waiter.fail(.invalidState(.psmNotPublished(psm)))
         }
         unpublications[psm, default: []].append(waiter)
         manager.unpublishL2CAPChannel(psm)
@@ -269,7 +269,7 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
         }
     }
 
-    private func error(_ error: any Error, during operation: String) -> BleuError {
+    private func error(_ error: any Error, during operation: BleuError.Operation) -> BleuError {
         bleuError(fromCoreBluetooth: error, peer: nil, during: .operation(operation, linkEnd: nil))
     }
 }
@@ -332,10 +332,10 @@ extension PeripheralCore: CBPeripheralManagerDelegate {
             } catch {
                 // It was added above and nothing removed it since: nothing to undo.
             }
-            return addition.waiter.fail(self.error(error, during: "adding service \(addition.published.uuid)"))
+            return addition.waiter.fail(self.error(error, during: .addService))
         }
         guard let mutable = service as? CBMutableService else {
-            return addition.waiter.fail(.invalidState("CoreBluetooth added a service that is not the one given"))
+            return addition.waiter.fail(.invalidState(.unexpectedOutcome(.addService)))
         }
         register(mutable, as: addition.published)
         addition.waiter.succeed(addition.published)
@@ -343,7 +343,7 @@ extension PeripheralCore: CBPeripheralManagerDelegate {
 
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {
         guard let waiter = advertisingStarts.popFirst() else { return }
-        if let error { return waiter.fail(self.error(error, during: "advertising")) }
+        if let error { return waiter.fail(self.error(error, during: .advertise)) }
         waiter.succeed()
     }
 
@@ -409,14 +409,14 @@ extension PeripheralCore: CBPeripheralManagerDelegate {
 
     func peripheralManager(_ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
         guard let waiter = publications.popFirst() else { return }
-        if let error { return waiter.fail(self.error(error, during: "publishing an L2CAP channel")) }
+        if let error { return waiter.fail(self.error(error, during: .publishChannel)) }
         publishedPSMs.insert(PSM)
         waiter.succeed(PSM)
     }
 
     func peripheralManager(_ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
         guard let waiter = unpublications[PSM]?.popFirst() else { return }
-        if let error { return waiter.fail(self.error(error, during: "unpublishing an L2CAP channel")) }
+        if let error { return waiter.fail(self.error(error, during: .unpublishChannel)) }
         publishedPSMs.remove(PSM)
         waiter.succeed()
     }

@@ -209,7 +209,9 @@ extension EmulatorConfiguration {
 
     /// Throws ``/BleuCore/BleuError/invalidState(_:)`` naming the first knob outside its range.
     public func validate() throws(BleuError) {
-        if let problem = problems().first { throw .invalidState("emulator configuration: \(problem)") }
+        if let problem = problems().first {
+            throw .invalidState(.invalidConfiguration(setting: problem.setting, requirement: problem.requirement))
+        }
     }
 
     /// The configuration with every knob clamped into its range.
@@ -251,41 +253,39 @@ extension EmulatorConfiguration {
         return c
     }
 
-    private func problems() -> [String] {
-        var problems: [String] = []
-        func check(_ ok: Bool, _ message: @autoclosure () -> String) {
-            if !ok { problems.append(message()) }
+    private func problems() -> [(setting: String, requirement: String)] {
+        var problems: [(setting: String, requirement: String)] = []
+        func check(_ ok: Bool, _ setting: String, _ requirement: @autoclosure () -> String) {
+            if !ok { problems.append((setting, requirement())) }
         }
-        check((Self.minimumMTU...Self.maximumMTU).contains(centralMTU), "centralMTU \(centralMTU) is outside 23–517")
-        check((Self.minimumMTU...Self.maximumMTU).contains(peripheralMTU), "peripheralMTU \(peripheralMTU) is outside 23–517")
-        check((AirTime.minimumPayload...AirTime.maximumPayload).contains(dataLength), "dataLength \(dataLength) is outside 27–251")
-        check(connectionInterval >= Self.minimumConnectionInterval && connectionInterval <= Self.maximumConnectionInterval,
-              "connectionInterval \(connectionInterval) is outside 7.5 ms–4 s")
-        check(connectionInterval.microsecondsRoundedDown % 1250 == 0, "connectionInterval \(connectionInterval) is not a multiple of 1.25 ms")
+        check((Self.minimumMTU...Self.maximumMTU).contains(centralMTU), "centralMTU", "\(centralMTU) is outside 23–517")
+        check((Self.minimumMTU...Self.maximumMTU).contains(peripheralMTU), "peripheralMTU", "\(peripheralMTU) is outside 23–517")
+        check((AirTime.minimumPayload...AirTime.maximumPayload).contains(dataLength), "dataLength", "\(dataLength) is outside 27–251")
+        check(connectionInterval >= Self.minimumConnectionInterval && connectionInterval <= Self.maximumConnectionInterval, "connectionInterval", "\(connectionInterval) is outside 7.5 ms–4 s")
+        check(connectionInterval.microsecondsRoundedDown % 1250 == 0, "connectionInterval", "\(connectionInterval) is not a multiple of 1.25 ms")
         let longest = AirTime.exchangeMicroseconds(payload: dataLength, phy: phy, encrypted: true)
-        check(connectionInterval.microsecondsRoundedDown >= longest,
-              "connectionInterval \(connectionInterval) is shorter than one \(dataLength)-byte exchange on \(phy) (\(longest) µs)")
-        check((maximumPacketsPerConnectionEvent ?? 1) >= 1, "maximumPacketsPerConnectionEvent must be at least 1")
-        check(supervisionTimeout >= .milliseconds(100) && supervisionTimeout <= .seconds(32), "supervisionTimeout is outside 100 ms–32 s")
-        check(attTransactionTimeout > .zero, "attTransactionTimeout must be positive")
-        check(scanLatency >= .zero && connectLatency >= .zero && discoveryLatency >= .zero, "latencies must not be negative")
-        check(advertisingInterval >= .milliseconds(20) && advertisingInterval <= .seconds(10), "advertisingInterval is outside 20 ms–10 s")
+        check(connectionInterval.microsecondsRoundedDown >= longest, "connectionInterval", "\(connectionInterval) is shorter than one \(dataLength)-byte exchange on \(phy) (\(longest) µs)")
+        check((maximumPacketsPerConnectionEvent ?? 1) >= 1, "maximumPacketsPerConnectionEvent", "must be at least 1")
+        check(supervisionTimeout >= .milliseconds(100) && supervisionTimeout <= .seconds(32), "supervisionTimeout", "is outside 100 ms–32 s")
+        check(attTransactionTimeout > .zero, "attTransactionTimeout", "must be positive")
+        check(scanLatency >= .zero && connectLatency >= .zero && discoveryLatency >= .zero, "latencies", "must not be negative")
+        check(advertisingInterval >= .milliseconds(20) && advertisingInterval <= .seconds(10), "advertisingInterval", "is outside 20 ms–10 s")
         for (name, value) in [("writeWithoutResponseQueueDepth", writeWithoutResponseQueueDepth),
                               ("notificationQueueDepth", notificationQueueDepth),
                               ("subscriptionBufferLimit", subscriptionBufferLimit), ("scanBufferLimit", scanBufferLimit),
                               ("eventBufferLimit", eventBufferLimit), ("prepareQueueLimit", prepareQueueLimit),
                               ("maximumQueuedOperations", maximumQueuedOperations),
                               ("maximumConnectionsPerCentral", maximumConnectionsPerCentral)] {
-            check(value >= 1, "\(name) must be at least 1")
+            check(value >= 1, "\(name)", "must be at least 1")
         }
         for (name, rate) in [("connectionFailure", faults.connectionFailure), ("attError", faults.attError), ("linkLoss", faults.linkLoss)] {
-            check((0...1).contains(rate), "faults.\(name) \(rate) is not a probability")
+            check((0...1).contains(rate), "faults.\(name)", "\(rate) is not a probability")
         }
-        check(rssi.variation >= 0, "rssi.variation must not be negative")
-        check((23...65535).contains(l2cap.mtu), "l2cap.mtu is outside 23–65535")
-        check((23...65533).contains(l2cap.mps), "l2cap.mps is outside 23–65533")
-        check((1...65535).contains(l2cap.initialCredits), "l2cap.initialCredits is outside 1–65535")
-        check(traceCapacity >= 0, "traceCapacity must not be negative")
+        check(rssi.variation >= 0, "rssi.variation", "must not be negative")
+        check((23...65535).contains(l2cap.mtu), "l2cap.mtu", "is outside 23–65535")
+        check((23...65533).contains(l2cap.mps), "l2cap.mps", "is outside 23–65533")
+        check((1...65535).contains(l2cap.initialCredits), "l2cap.initialCredits", "is outside 1–65535")
+        check(traceCapacity >= 0, "traceCapacity", "must not be negative")
         return problems
     }
 }

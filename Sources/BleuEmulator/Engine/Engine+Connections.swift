@@ -6,7 +6,7 @@ import Foundation
 extension Engine {
     /// Starts or joins a connection attempt; the operation completes when the link is up.
     mutating func connect(central key: Int, to peripheralID: UUID, timeout: Duration?, operation: OperationID) throws(BleuError) {
-        guard let node = centrals[key] else { throw .invalidState("the central manager is gone") }
+        guard let node = centrals[key] else { throw .invalidState(.managerGone) }
         if let error = node.state.unavailableError { throw error }
         guard let peripheral = node.known[peripheralID] else { throw .peripheralNotFound(peripheralID) }
         if let linkID = node.links[peripheral], links[linkID]?.isUp == true {
@@ -18,7 +18,7 @@ extension Engine {
             centrals[key]?.pending[peripheral] = attempt
         } else {
             guard node.links.count + node.pending.count < configuration.maximumConnectionsPerCentral else {
-                throw .limitReached("the central holds \(configuration.maximumConnectionsPerCentral) connections; disconnect one first")
+                throw .limitReached(.connections(configuration.maximumConnectionsPerCentral))
             }
             let attempt = nextAttempt
             nextAttempt += 1
@@ -69,7 +69,7 @@ extension Engine {
             record(.fault, "connection to \(peripheralID) failed to be established (HCI 0x3E; seed \(seed))")
             centrals[key]?.pending.removeValue(forKey: peripheral)
             for waiter in pending.waiters {
-                fail(waiter, BleuError.connectionFailed(peripheralID, reason: "the connection failed to be established (HCI 0x3E)"))
+                fail(waiter, BleuError.connectionFailed(peripheralID, reason: .link(.failedToEstablish)))
             }
             return
         }
@@ -195,7 +195,7 @@ extension Engine {
             } else if let attempt = node.pending[link.peripheral] {
                 centrals[link.central]?.pending.removeValue(forKey: link.peripheral)
                 for waiter in attempt.waiters {
-                    fail(waiter, BleuError.connectionFailed(link.peripheralID, reason: "\(centralReason)"))
+                    fail(waiter, BleuError.connectionFailed(link.peripheralID, reason: .link(centralReason)))
                 }
             }
         }

@@ -6,9 +6,9 @@ import Foundation
 extension Engine {
     /// Publishes a channel on the lowest free dynamic LE PSM (0x0080–0x00FF).
     mutating func publishChannel(peripheral key: Int, requiresEncryption: Bool) throws(BleuError) -> UInt16 {
-        guard let node = peripherals[key] else { throw .invalidState("the peripheral manager is gone") }
+        guard let node = peripherals[key] else { throw .invalidState(.managerGone) }
         guard let psm = (UInt16(0x0080)...UInt16(0x00FF)).first(where: { node.psms[$0] == nil }) else {
-            throw .limitReached("all 128 dynamic LE PSMs are published")
+            throw .limitReached(.dynamicPSMs)
         }
         peripherals[key]?.psms[psm] = requiresEncryption
         return psm
@@ -16,7 +16,7 @@ extension Engine {
 
     mutating func unpublishChannel(peripheral key: Int, psm: UInt16) throws(BleuError) {
         guard peripherals[key]?.psms.removeValue(forKey: psm) != nil else {
-            throw .invalidState("PSM 0x\(String(psm, radix: 16)) is not published")
+            throw .invalidState(.psmNotPublished(psm))
         }
     }
 
@@ -109,7 +109,7 @@ extension Engine {
         case 0x0008:
             failChannelOpen(id, BleuError.att(.insufficientEncryption))
         default:
-            failChannelOpen(id, BleuError.notSupported("no L2CAP channel is published on PSM 0x\(String(channel.psm, radix: 16, uppercase: true))"))
+            failChannelOpen(id, BleuError.notSupported(.channelNotPublished(psm: channel.psm)))
         }
     }
 
@@ -118,7 +118,7 @@ extension Engine {
     /// Queues an SDU; the operation completes once all of its K-frames got credits and went out.
     mutating func channelSend(_ sdu: Data, channel id: Int, side: Int, operation: OperationID) throws(BleuError) {
         guard let channel = channels[id], !channel.ends[side].closed, channel.ends[1 - side].closed == false else {
-            throw .invalidState("the L2CAP channel is closed")
+            throw .invalidState(.channelClosed)
         }
         let end = channel.ends[side]
         guard sdu.count <= end.peerMTU else { throw .valueTooLong(length: sdu.count, maximum: end.peerMTU) }
@@ -180,14 +180,14 @@ extension Engine {
             if let opener = channel.opener { fail(opener, error ?? BleuError.cancelled) }
             for end in [BusChannel.central, BusChannel.peripheral] {
                 let endError = end == BusChannel.central ? error : (peripheralError ?? error)
-                let error = endError ?? BleuError.invalidState("the L2CAP channel is closed")
+                let error = endError ?? BleuError.invalidState(.channelClosed)
                 endChannelEnd(channel.ends[end], sendError: error, inputError: error)
             }
             return
         }
         guard !channel.ends[side].closed else { return }
         channels[id]?.ends[side].closed = true
-        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the L2CAP channel is closed"), inputError: nil)
+        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState(.channelClosed), inputError: nil)
         let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
         if links[channel.link] != nil, channel.isOpen {
             send(LinkPacket(direction: direction, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
@@ -203,7 +203,7 @@ extension Engine {
     private mutating func peerClosed(_ id: Int, side: Int) {
         guard let channel = channels[id] else { return }
         channels[id]?.ends[side].closed = true
-        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState("the peer closed the L2CAP channel"), inputError: nil)
+        endChannelEnd(channel.ends[side], sendError: BleuError.invalidState(.channelClosedByPeer), inputError: nil)
         channels.removeValue(forKey: id)
     }
 

@@ -61,19 +61,19 @@ extension Engine {
 
     /// The node behind a manager, or the error when the manager was replaced.
     func central(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
-        try Self.current(centrals[key], generation: generation, powered: false, role: "central")
+        try Self.current(centrals[key], generation: generation, powered: false)
     }
 
     /// Like ``central(_:generation:)`` and also requires the radio to be on.
     func poweredCentral(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
-        try Self.current(centrals[key], generation: generation, powered: true, role: "central")
+        try Self.current(centrals[key], generation: generation, powered: true)
     }
 
     /// A node if the manager asking is its current one (and, when `powered`, its radio is on).
-    private static func current<Node: ManagedNode>(_ node: Node?, generation: Int, powered: Bool,
-                                                   role: String) throws(BleuError) -> Node {
+    private static func current<Node: ManagedNode>(_ node: Node?, generation: Int,
+                                                   powered: Bool) throws(BleuError) -> Node {
         guard let node, node.generation == generation, node.attached else {
-            throw .invalidState("this \(role) manager was replaced by a manager restored with the same identifier")
+            throw .invalidState(.managerReplaced)
         }
         if powered, let error = node.state.unavailableError { throw error }
         return node
@@ -175,11 +175,11 @@ extension Engine {
     }
 
     func peripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
-        try Self.current(peripherals[key], generation: generation, powered: false, role: "peripheral")
+        try Self.current(peripherals[key], generation: generation, powered: false)
     }
 
     func poweredPeripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
-        try Self.current(peripherals[key], generation: generation, powered: true, role: "peripheral")
+        try Self.current(peripherals[key], generation: generation, powered: true)
     }
 
     /// The test changes the peripheral's radio state. Leaving `poweredOn` stops advertising,
@@ -230,7 +230,7 @@ extension Engine {
     /// The bus starts afresh: every manager's streams end, every operation in flight fails,
     /// and the scheduler stops. The engine is dropped afterwards.
     mutating func shutDown() {
-        let error = BleuError.invalidState("the emulator bus was reset")
+        let error = BleuError.invalidState(.busReset)
         for node in centrals.values { node.hub.finish() }
         for node in peripherals.values { node.hub.finish() }
         for id in streams.keys.sorted() { endStream(id, error: error) }

@@ -15,19 +15,19 @@ extension Engine {
         do {
             encoded = try advertisement.encoded()
         } catch {
-            throw .invalidData("advertising data: \(error)")
+            throw .invalidData(.advertisingData(error))
         }
         do {
             response = try scanResponse?.encoded()
         } catch {
-            throw .invalidData("scan response: \(error)")
+            throw .invalidData(.scanResponse(error))
         }
         var heard: AdvertisingData
         do {
             heard = try AdvertisingData(decoding: encoded)
             if let response { heard = heard.merged(with: try AdvertisingData(decoding: response)) }
         } catch {
-            throw .invalidData("advertising data: \(error)")
+            throw .invalidData(.advertisingData(error))
         }
         let id = nextAttempt
         nextAttempt += 1

@@ -110,7 +110,7 @@ extension Engine {
     mutating func pairingReceived(_ message: SMPMessage, on linkID: Int) {
         guard links[linkID]?.pairing != nil else { return }
         if message.code == .pairingFailed {
-            failPairing(on: linkID, reason: Self.smpReason(message.reason))
+            failPairing(on: linkID, reason: SMPReason(rawValue: message.reason))
             return
         }
         advancePairing(on: linkID)
@@ -139,26 +139,17 @@ extension Engine {
         }
     }
 
-    private mutating func failPairing(on linkID: Int, reason: String) {
+    private mutating func failPairing(on linkID: Int, reason: SMPReason) {
         guard let pairing = links[linkID]?.pairing else { return }
         links[linkID]?.pairing = nil
         record(.security, link: linkID, "pairing failed: \(reason)")
         for resumption in pairing.resumptions {
             switch resumption {
             case .attRequest:
-                finishHead(on: linkID, .failure(BleuError.pairingFailed(reason)))
+                finishHead(on: linkID, .failure(BleuError.pairingFailed(.smp(reason))))
             case .channelOpen(let channel):
-                failChannelOpen(channel, BleuError.pairingFailed(reason))
+                failChannelOpen(channel, BleuError.pairingFailed(.smp(reason)))
             }
-        }
-    }
-
-    private static func smpReason(_ code: UInt8) -> String {
-        switch code {
-        case 0x01: "passkey entry failed or was cancelled (SMP 0x01)"
-        case 0x04: "the passkey entered did not match (SMP 0x04, Confirm Value Failed)"
-        case 0x05: "the peripheral does not support pairing (SMP 0x05)"
-        default: "SMP reason 0x\(String(code, radix: 16))"
         }
     }
 }

@@ -124,7 +124,7 @@ extension Engine {
     private mutating func attTransactionTimedOut(on id: Int) {
         guard let link = links[id], let head = link.client.operations.first else { return }
         record(.fault, link: id, "ATT transaction timeout: \(head.kind.name)")
-        fail(head.id, BleuError.timeout(operation: "ATT \(head.kind.name) with \(link.peripheralID)"))
+        fail(head.id, BleuError.timeout(head.kind.operation, after: configuration.attTransactionTimeout))
         links[id]?.client.operations.removeFirst()
         tearDown(id, centralReason: .localHostTerminated, peripheralReason: .remoteUserTerminated)
     }

@@ -85,6 +85,20 @@ enum ClientOperationKind {
         case .configure: "notification configuration"
         }
     }
+
+    /// The operation as errors name it.
+    var operation: BleuError.Operation {
+        switch self {
+        case .exchangeMTU: .exchangeMTU
+        case .discoverServices: .discoverServices
+        case .discoverIncluded: .discoverIncludedServices
+        case .discoverCharacteristics: .discoverCharacteristics
+        case .discoverDescriptors: .discoverDescriptors
+        case .read: .read
+        case .write: .write
+        case .configure(_, let bits, _): bits == 0 ? .unsubscribe : .subscribe
+        }
+    }
 }
 
 struct ServerState {

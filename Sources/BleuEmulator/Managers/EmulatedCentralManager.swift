@@ -294,7 +294,7 @@ public final class EmulatedCentralManager: CentralManager {
     package func write(_ value: Data, to characteristic: RemoteCharacteristic, id: OperationID? = nil,
                        completion: @escaping Completion<Void>) {
         guard characteristic.properties.contains(.write) else {
-            completion(.failure(BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes with response (its properties are \(characteristic.properties))")))
+            completion(.failure(BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .write))))
             return
         }
         run(.write(handle: characteristic.valueHandle, value: value), on: characteristic.peripheral, id: id,
@@ -304,7 +304,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// Queues a write without response, or throws as ``write(_:to:type:)`` does.
     package func writeWithoutResponseNow(_ value: Data, to characteristic: RemoteCharacteristic) throws {
         guard characteristic.properties.contains(.writeWithoutResponse) else {
-            throw BleuError.notSupported("characteristic \(characteristic.uuid) does not allow writes without response (its properties are \(characteristic.properties))")
+            throw BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .writeWithoutResponse))
         }
         try bus.withEngine { engine throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: characteristic.peripheral)
@@ -383,7 +383,7 @@ public final class EmulatedCentralManager: CentralManager {
         }, completion: { [bus] result in
             completion(result.flatMap { outcome in
                 guard case .channel(let channel, let input) = outcome else {
-                    return .failure(BleuError.invalidState("the L2CAP channel did not open"))
+                    return .failure(BleuError.invalidState(.unexpectedOutcome(.openChannel(psm: psm))))
                 }
                 return .success(EmulatedL2CAPChannel(bus: bus, channel: channel, side: BusChannel.central, psm: psm,
                                                      peer: peripheral, input: input))
@@ -403,7 +403,7 @@ public final class EmulatedCentralManager: CentralManager {
         } else if characteristic.properties.contains(.indicate) {
             bits = 0x0002
         } else {
-            completion(.failure(BleuError.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates")))
+            completion(.failure(BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe))))
             return
         }
         bus.begin(id, { engine, id throws(BleuError) in
@@ -416,7 +416,7 @@ public final class EmulatedCentralManager: CentralManager {
         }, completion: { result in
             completion(result.flatMap { outcome in
                 guard case .stream(let stream) = outcome else {
-                    return .failure(BleuError.invalidState("the subscription ended before it started"))
+                    return .failure(BleuError.invalidState(.unexpectedOutcome(.subscribe)))
                 }
                 return .success(stream)
             })
@@ -435,7 +435,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// Queues an ATT operation on a link, unless too many wait already.
     private func enqueue(_ kind: ClientOperationKind, on link: Int, id: OperationID, in engine: inout Engine) throws(BleuError) {
         guard (engine.links[link]?.client.operations.count ?? 0) <= engine.configuration.maximumQueuedOperations else {
-            throw .limitReached("\(engine.configuration.maximumQueuedOperations) operations are queued on the link to \(engine.links[link]?.peripheralID.uuidString ?? "?")")
+            throw .limitReached(.queuedOperations(engine.configuration.maximumQueuedOperations))
         }
         engine.enqueue(ClientOperation(id: id, kind: kind), on: link)
     }

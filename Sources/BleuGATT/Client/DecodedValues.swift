@@ -37,7 +37,7 @@ final class DecodedValues<Value: Sendable>: @unchecked Sendable {
         }
         guard let claimed else { return nil }
         guard claimed else {
-            throw BleuError.invalidState("a typed value stream was iterated by two tasks at once; give each consumer its own subscription")
+            throw BleuError.invalidState(.singleConsumer)
         }
         defer { state.withLock { $0.busy = false } }
         let data: Data

@@ -38,8 +38,7 @@ public struct CharacteristicDeclaration: Sendable, Hashable {
         if value != nil {
             let dynamic: CharacteristicProperties = [.write, .writeWithoutResponse, .notify, .indicate, .authenticatedSignedWrites]
             guard properties.isDisjoint(with: dynamic) else {
-                throw .invalidState("\(name) has a static value but is \(properties.intersection(dynamic)); "
-                    + "a static value needs a read-only characteristic — drop the value and answer requests instead")
+                throw .invalidState(.staticValueNotAllowed(uuid, properties.intersection(dynamic)))
             }
         }
         return CharacteristicDefinition(uuid: uuid, properties: properties, permissions: permissions,

@@ -120,7 +120,7 @@ public final class GATTServer: Sendable {
         var handlers = GATTServiceHandlers()
         configure(&handlers)
         let name = name ?? declaration.uuid.name ?? declaration.uuid.uuidString
-        try handlers.validate(against: declaration, name: name)
+        try handlers.validate(against: declaration)
         let definition = try declaration.definition()
         state.withLock { $0.pendingHosts += 1 }
         defer {

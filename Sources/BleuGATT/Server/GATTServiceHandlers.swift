@@ -76,24 +76,24 @@ public struct GATTServiceHandlers: Sendable {
     }
 
     /// Checks that every handler belongs to a characteristic of `declaration` that allows it.
-    func validate(against declaration: ServiceDeclaration, name: String) throws(BleuError) {
+    func validate(against declaration: ServiceDeclaration) throws(BleuError) {
         for (uuid, reader) in readers {
             guard let declared = declaration.characteristic(uuid) else {
-                throw .invalidState("a read handler for \(reader.name), which \(name) does not declare")
+                throw .invalidState(.handlerForUndeclared(uuid, .read))
             }
             guard declared.properties.contains(.read) else {
-                throw .invalidState("a read handler for \(reader.name), which is not readable (\(declared.properties))")
+                throw .invalidState(.handlerNotAllowed(uuid, .read, declared.properties))
             }
             guard declared.value == nil else {
-                throw .invalidState("a read handler for \(reader.name), which has a static value the radio serves itself; drop one of them")
+                throw .invalidState(.handlerForStaticValue(uuid))
             }
         }
         for (uuid, writer) in writers {
             guard let declared = declaration.characteristic(uuid) else {
-                throw .invalidState("a write handler for \(writer.name), which \(name) does not declare")
+                throw .invalidState(.handlerForUndeclared(uuid, .write))
             }
             guard !declared.properties.isDisjoint(with: [.write, .writeWithoutResponse]) else {
-                throw .invalidState("a write handler for \(writer.name), which is not writable (\(declared.properties))")
+                throw .invalidState(.handlerNotAllowed(uuid, .write, declared.properties))
             }
         }
     }

@@ -24,7 +24,8 @@ public actor ATTBearer {
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var busy = false
     private var nextID: UInt64 = 0
-    private var deadReason: String?
+    /// Why the bearer ended (an ATT timeout, or the link's end): every later request fails with it.
+    private var endedWith: (any Error)?
     private let maxWaiting: Int
 
     /// What the server pushed, in order (bounded; the oldest are kept past `notificationLimit`).
@@ -49,16 +50,16 @@ public actor ATTBearer {
     }
 
     /// Sends a request and returns the server's response — an ``/BleuATT/ATTPDU/errorResponse(requestOpcode:handle:error:)``
-    /// included. Waits for any earlier request to finish first. Throws ``/BleuCore/BleuError/timeout(operation:)``
+    /// included. Waits for any earlier request to finish first. Throws ``/BleuCore/BleuError/timeout(_:after:)``
     /// when no response comes in time (and for every request after that).
     public func request(_ pdu: ATTPDU) async throws -> ATTPDU {
-        if let deadReason { throw BleuError.timeout(operation: deadReason) }
+        if let endedWith { throw endedWith }
         if busy {
             guard waiting.count < maxWaiting else {
-                throw BleuError.invalidState("more than \(maxWaiting) ATT requests are waiting; slow down")
+                throw BleuError.limitReached(.queuedOperations(maxWaiting))
             }
             await withCheckedContinuation { waiting.append($0) }
-            if let deadReason { throw BleuError.timeout(operation: deadReason) }
+            if let endedWith { throw endedWith }
         }
         busy = true
         defer {
@@ -87,7 +88,7 @@ public actor ATTBearer {
 
     /// Sends a command or confirmation: no response expected.
     public func send(_ pdu: ATTPDU) async throws {
-        if let deadReason { throw BleuError.timeout(operation: deadReason) }
+        if let endedWith { throw endedWith }
         try await sendPDU(pdu.encoded)
     }
 
@@ -123,8 +124,9 @@ public actor ATTBearer {
     private func timedOut(_ id: UInt64) {
         guard let current = pending, current.id == id else { return }
         pending = nil
-        deadReason = "ATT \(current.request) (no response within \(timeout); the bearer is closed, reconnect)"
-        current.continuation.resume(throwing: BleuError.timeout(operation: deadReason!))
+        let error = BleuError.timeout(.attRequest(opcode: current.request.rawValue), after: timeout)
+        endedWith = error
+        current.continuation.resume(throwing: error)
         notificationSink.finish()
     }
 
@@ -136,7 +138,7 @@ public actor ATTBearer {
 
     /// Ends the bearer (the link dropped): the outstanding request fails with `error`.
     public func close(_ error: any Error) {
-        deadReason = deadReason ?? "ATT bearer closed: \(error)"
+        endedWith = endedWith ?? error
         if let current = pending {
             pending = nil
             current.continuation.resume(throwing: error)

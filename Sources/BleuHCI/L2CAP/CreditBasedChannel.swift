@@ -9,25 +9,7 @@ import BleuCore
 /// must be disconnected (§10.2).
 struct CreditBasedChannel: Sendable, Hashable {
     /// What the peer did wrong.
-    enum Violation: Error, Hashable, Sendable, CustomStringConvertible {
-        case noCredit
-        case frameOverMPS(length: Int, mps: Int)
-        case sduOverMTU(length: Int, mtu: Int)
-        case sduOverrun(announced: Int)
-        case creditOverflow
-        case truncatedFirstFrame
-
-        var description: String {
-            switch self {
-            case .noCredit: "the peer sent a K-frame without a credit"
-            case let .frameOverMPS(length, mps): "the peer sent a \(length)-byte K-frame over our MPS of \(mps)"
-            case let .sduOverMTU(length, mtu): "the peer announced a \(length)-byte SDU over our MTU of \(mtu)"
-            case .sduOverrun(let announced): "the peer sent more than the \(announced) bytes its SDU announced"
-            case .creditOverflow: "the peer gave credits past 65535"
-            case .truncatedFirstFrame: "the peer's first K-frame of an SDU has no SDU length"
-            }
-        }
-    }
+    typealias Violation = BleuError.ChannelViolation
 
     let localCID: UInt16
     let remoteCID: UInt16

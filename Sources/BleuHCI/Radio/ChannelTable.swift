@@ -47,7 +47,7 @@ struct ChannelTable {
         /// An SDU for the waiting reader: give the peer its credit back, then resume the reader.
         case delivered(Data, to: CheckedContinuation<Data?, any Error>)
         /// The peer broke the channel's rules.
-        case violation(any Error)
+        case violation(BleuError.ChannelViolation)
     }
 
     /// What the consumer of a channel's SDUs gets next.
@@ -137,8 +137,7 @@ struct ChannelTable {
     mutating func opened(_ open: PendingChannelOpen, on handle: ConnectionHandle, destinationCID: UInt16, mtu: UInt16,
                          mps: UInt16, credits: UInt16) -> Result<ChannelKey, BleuError> {
         guard Self.dynamicCIDs.contains(destinationCID), mtu >= 23, (23...65533).contains(mps) else {
-            return .failure(.invalidData(
-                "the peripheral accepted the channel with invalid parameters (CID 0x\(hex4(destinationCID)), MTU \(mtu), MPS \(mps))"))
+            return .failure(.invalidData(.channelParameters(cid: destinationCID, mtu: mtu, mps: mps)))
         }
         let key = ChannelKey(handle: handle, cid: open.localCID)
         channels[key] = Channel(channel: newChannel(local: open.localCID, remote: destinationCID, remoteMTU: mtu,
@@ -154,7 +153,7 @@ struct ChannelTable {
     }
 
     /// The peer gave credits (Flow Control Credit): senders waiting for one go on.
-    mutating func addCredits(_ credits: UInt16, to key: ChannelKey) throws {
+    mutating func addCredits(_ credits: UInt16, to key: ChannelKey) throws(BleuError.ChannelViolation) {
         try channels[key]?.channel.addSendCredits(Int(credits))
         let waiters = channels[key]?.creditWaiters ?? []
         channels[key]?.creditWaiters = []
@@ -206,7 +205,7 @@ struct ChannelTable {
             channels[key] = nil
             return .end(error)
         }
-        guard state.reader == nil else { throw BleuError.invalidState("an L2CAP channel's incoming data has one reader") }
+        guard state.reader == nil else { throw BleuError.invalidState(.singleConsumer) }
         return .wait
     }
 
@@ -218,7 +217,7 @@ struct ChannelTable {
 
     /// The K-frame payloads of an SDU on an open channel.
     func segments(of data: Data, on key: ChannelKey) throws -> [[UInt8]] {
-        guard let state = channels[key], state.end.isOpen else { throw BleuError.invalidState("the L2CAP channel is closed") }
+        guard let state = channels[key], state.end.isOpen else { throw BleuError.invalidState(.channelClosed) }
         guard let segments = state.channel.segments(of: Array(data)) else {
             throw BleuError.valueTooLong(length: data.count, maximum: state.channel.remoteMTU)
         }
@@ -248,7 +247,7 @@ struct ChannelTable {
     mutating func spendCredit(_ key: ChannelKey) throws -> Bool {
         guard var state = channels[key], state.end.isOpen else {
             if case .failed(let error) = channels[key]?.end { throw error }
-            throw BleuError.invalidState("the L2CAP channel is closed")
+            throw BleuError.invalidState(.channelClosed)
         }
         guard state.channel.spendCredit() else { return false }
         channels[key] = state
@@ -271,7 +270,7 @@ struct ChannelTable {
         let reader = state.reader
         state.reader = nil
         channels[key] = state
-        let failure = error ?? BleuError.invalidState("the L2CAP channel is closed")
+        let failure = error ?? BleuError.invalidState(.channelClosed)
         for waiter in waiters { waiter.resume(throwing: failure) }
         if let reader {
             channels[key] = nil

@@ -144,7 +144,7 @@ struct ConnectionTable {
     }
 
     /// Ends attempt `id` (when it still runs) with `error`.
-    mutating func failAttempt(_ id: UInt64, _ error: BleuError) {
+    mutating func failAttempt(_ id: UInt64, _ error: any Error) {
         guard let attempt, attempt.id == id else { return }
         self.attempt = nil
         attempt.continuation.resume(throwing: error)
@@ -155,7 +155,7 @@ struct ConnectionTable {
         guard let attempt else { return }
         self.attempt = nil
         attempt.continuation.resume(throwing: attempt.cancellation
-            ?? BleuError.connectionFailed(attempt.peer, reason: "\(HCIStatus(rawValue: status))"))
+            ?? BleuError.connectionFailed(attempt.peer, reason: .link(DisconnectReason(hciCode: status))))
     }
 
     /// Adds a link the controller reported, and says what becomes of it. A central link ends

@@ -145,8 +145,7 @@ struct GATTClientState {
         for (id, stream) in subscription.streams {
             if case .dropped = stream.yield(data) {
                 links[handle]?.subscriptions[valueHandle]?.streams[id] = nil
-                stream.finish(throwing: BleuError.bufferOverflow(
-                    "the stream of \(subscription.characteristic.uuid) held \(streamLimit) values its consumer did not read"))
+                stream.finish(throwing: BleuError.bufferOverflow(.values(of: subscription.characteristic.uuid, limit: streamLimit)))
             }
         }
     }

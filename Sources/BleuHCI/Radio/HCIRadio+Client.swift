@@ -73,12 +73,12 @@ extension HCIRadio {
         switch type {
         case .withResponse:
             guard characteristic.properties.contains(.write) else {
-                throw BleuError.notSupported("characteristic \(characteristic.uuid) does not accept writes with response")
+                throw BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .write))
             }
             try await writeWithResponse(Array(value), handle: characteristic.valueHandle, link: link)
         case .withoutResponse:
             guard characteristic.properties.contains(.writeWithoutResponse) else {
-                throw BleuError.notSupported("characteristic \(characteristic.uuid) does not accept writes without response")
+                throw BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .writeWithoutResponse))
             }
             guard value.count <= link.mtu - 3 else { throw BleuError.valueTooLong(length: value.count, maximum: link.mtu - 3) }
             guard client.reserveWriteCommand(on: link.handle) else { throw BleuError.sendQueueFull(peer) }
@@ -124,7 +124,7 @@ extension HCIRadio {
         let peer = characteristic.peripheral
         var link = try readyLink(peer)
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-            throw BleuError.notSupported("characteristic \(characteristic.uuid) neither notifies nor indicates")
+            throw BleuError.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe))
         }
         let valueHandle = characteristic.valueHandle
         var cccdToWrite: UInt16?

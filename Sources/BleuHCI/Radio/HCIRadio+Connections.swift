@@ -18,7 +18,7 @@ extension HCIRadio {
             return
         }
         guard connections.count < configuration.maxConnections else {
-            throw BleuError.limitReached("this radio holds \(configuration.maxConnections) connections; disconnect one first")
+            throw BleuError.limitReached(.connections(configuration.maxConnections))
         }
         if !connections.takeSlot() { await withCheckedContinuation { connections.waitForSlot($0) } }
         defer { connections.releaseSlot() }
@@ -44,7 +44,7 @@ extension HCIRadio {
                     do {
                         _ = try await host.send(create)
                     } catch {
-                        connections.failAttempt(id, BleuError.connectionFailed(peer, reason: "\(error)"))
+                        connections.failAttempt(id, Self.connectionFailure(error, peer: peer))
                     }
                 }
                 if let timeout {
@@ -229,7 +229,15 @@ extension HCIRadio {
     func readRSSI(_ peer: UUID) async throws -> Int {
         let link = try readyLink(peer)
         let parameters = try await host.execute(.readRSSI(handle: link.handle.rawValue))
-        guard parameters.count >= 4 else { throw BleuError.invalidData("Read RSSI returned \(parameters.count) bytes") }
+        guard parameters.count >= 4 else { throw BleuError.invalidData(.commandResult(opcode: HCIOpcode.readRSSI.rawValue, length: parameters.count)) }
         return Int(Int8(bitPattern: parameters[3]))
+    }
+
+    /// What a connection attempt whose LE Create Connection command failed ends with: the
+    /// controller's refusal as ``/BleuCore/BleuError/ConnectionFailure/commandRejected(status:)``,
+    /// any other failure of the host (a timeout, a closed transport) as it is.
+    static func connectionFailure(_ error: any Error, peer: UUID) -> any Error {
+        guard case .commandFailed(_, let status)? = error as? HCIHostError else { return error }
+        return BleuError.connectionFailed(peer, reason: .commandRejected(status: status.rawValue))
     }
 }

@@ -54,7 +54,7 @@ extension HCIRadio {
             break  // we ended the channel when we asked
         case .commandReject:
             if let open = channels.takeOpen(PendingSignal(handle: handle, identifier: signal.identifier)) {
-                open.continuation.resume(throwing: BleuError.notSupported("the peer does not support LE credit-based channels"))
+                open.continuation.resume(throwing: BleuError.notSupported(.creditBasedChannels))
             }
         default:
             answerGenerically(bytes, link: link)
@@ -76,13 +76,13 @@ extension HCIRadio {
     func publishChannel(requiresEncryption: Bool) throws -> UInt16 {
         try requirePoweredOn()
         guard let psm = channels.publish(requiresEncryption: requiresEncryption) else {
-            throw BleuError.limitReached("every dynamic PSM (0x0080–0x00FF) is published")
+            throw BleuError.limitReached(.dynamicPSMs)
         }
         return psm
     }
 
     func unpublishChannel(_ psm: UInt16) throws {
-        guard channels.unpublish(psm) else { throw BleuError.invalidState("PSM 0x\(hex4(psm)) is not published") }
+        guard channels.unpublish(psm) else { throw BleuError.invalidState(.psmNotPublished(psm)) }
     }
 
     // MARK: Central: opening
@@ -90,7 +90,7 @@ extension HCIRadio {
     func openChannel(psm: UInt16, on peer: UUID) async throws -> HCIL2CAPChannel {
         let link = try readyLink(peer)
         guard let local = channels.freeCID(on: link.handle) else {
-            throw BleuError.limitReached("every LE channel identifier on this connection is in use")
+            throw BleuError.limitReached(.channelIdentifiers)
         }
         let identifier = connections.signalIdentifier(on: link.handle)
         let pending = PendingSignal(handle: link.handle, identifier: identifier)
@@ -102,23 +102,22 @@ extension HCIRadio {
                 initialCredits: UInt16(channels.localCredits))), on: link.handle)
             Task { [weak self, clock] in
                 try? await clock.sleep(for: timeout)
-                await self?.channelOpenTimedOut(pending)
+                await self?.channelOpenTimedOut(pending, after: timeout)
             }
         }
     }
 
-    private func channelOpenTimedOut(_ pending: PendingSignal) {
-        channels.takeOpen(pending)?.continuation.resume(throwing: BleuError.timeout(
-            operation: "opening an L2CAP channel (no answer from the peripheral)"))
+    private func channelOpenTimedOut(_ pending: PendingSignal, after timeout: Duration) {
+        guard let open = channels.takeOpen(pending) else { return }
+        open.continuation.resume(throwing: BleuError.timeout(.openChannel(psm: open.psm), after: timeout))
     }
 
     static func channelRefusal(_ result: UInt16, psm: UInt16, peer: UUID) -> BleuError {
         switch result {
-        case 0x0002: .notSupported("the peripheral has no L2CAP channel published on PSM 0x\(hex4(psm))")
-        case 0x0004: .limitReached("the peripheral has no resources for another L2CAP channel")
-        case 0x0005, 0x0006, 0x0007, 0x0008:
-            .pairingFailed("the peripheral's channel on PSM 0x\(hex4(psm)) needs a secure link (result 0x\(hex4(result)))")
-        default: .connectionFailed(peer, reason: "the peripheral refused the L2CAP channel (result 0x\(hex4(result)))")
+        case 0x0002: .notSupported(.channelNotPublished(psm: psm))
+        case 0x0004: .limitReached(.peerChannelResources)
+        case 0x0005, 0x0006, 0x0007, 0x0008: .pairingFailed(.channelSecurity(psm: psm, result: result))
+        default: .connectionFailed(peer, reason: .channelRefused(psm: psm, result: result))
         }
     }
 
@@ -184,10 +183,10 @@ extension HCIRadio {
     }
 
     /// The peer broke the channel's rules: disconnect it (§10.2), and tell its reader why.
-    private func violation(_ error: any Error, on key: ChannelKey) {
+    private func violation(_ error: BleuError.ChannelViolation, on key: ChannelKey) {
         guard let state = channels.channels[key] else { return }
         requestDisconnection(of: state.channel, key: key)
-        channels.end(key, error: BleuError.invalidData("L2CAP channel closed: \(error)"))
+        channels.end(key, error: BleuError.invalidData(.channelProtocolViolation(error)))
     }
 
     private func requestDisconnection(of channel: CreditBasedChannel, key: ChannelKey) {

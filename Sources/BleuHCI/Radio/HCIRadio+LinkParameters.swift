@@ -11,11 +11,11 @@ extension HCIRadio {
 
     /// Asks for new connection parameters (LE Connection Update) and returns once the controller
     /// reports them. Throws ``HCIHostError`` when the controller refuses the command or does not
-    /// answer it, ``/BleuCore/BleuError/timeout(operation:)`` when the update never completes.
+    /// answer it, ``/BleuCore/BleuError/timeout(_:after:)`` when the update never completes.
     public func updateConnection(of peer: UUID, _ parameters: LEConnectionParameters) async throws {
         let link = try anyLink(peer)
         _ = try await host.send(.leConnectionUpdate(handle: link.handle.rawValue, parameters))
-        try await waitForProcedure(.connectionUpdate(link.handle), "the connection update")
+        try await waitForProcedure(.connectionUpdate(link.handle), .updateConnectionParameters)
     }
 
     /// Asks the controller to switch the connection's PHY (LE Set PHY) and returns once it
@@ -24,7 +24,7 @@ extension HCIRadio {
     public func setPHY(of peer: UUID, preferring phys: LEPHYSet) async throws {
         let link = try anyLink(peer)
         _ = try await host.send(.leSetPHY(handle: link.handle.rawValue, allPHYs: [], txPHYs: phys, rxPHYs: phys, options: 0))
-        try await waitForProcedure(.phyUpdate(link.handle), "the PHY update")
+        try await waitForProcedure(.phyUpdate(link.handle), .updatePHY)
     }
 
     /// Asks the controller for longer LL payloads (LE Set Data Length, 27…251 octets). Returns
@@ -42,12 +42,11 @@ extension HCIRadio {
         return link
     }
 
-    private func waitForProcedure(_ procedure: LinkProcedure, _ name: String) async throws {
+    private func waitForProcedure(_ procedure: LinkProcedure, _ operation: BleuError.Operation) async throws {
         let timeout = configuration.linkProcedureTimeout
         let waiter = Task { [weak self, clock] in
             try? await clock.sleep(for: timeout)
-            await self?.procedureTimedOut(procedure, BleuError.timeout(
-                operation: "\(name) (no report from the controller within \(timeout))"))
+            await self?.procedureTimedOut(procedure, BleuError.timeout(operation, after: timeout))
         }
         defer { waiter.cancel() }
         try await withCheckedThrowingContinuation { linkLayer.wait(for: procedure, $0) }

@@ -246,7 +246,7 @@ public actor HCIRadio {
 
     /// Queues a frame on the pipeline, throwing when there is no such link.
     func sendChecked(_ frame: L2CAPBFrame, on handle: ConnectionHandle, kind: FrameKind = .other) throws {
-        guard connections[handle] != nil else { throw BleuError.invalidState("connection \(handle) is closed") }
+        guard connections[handle] != nil else { throw BleuError.invalidState(.connectionClosed(handle: handle.rawValue)) }
         pipeline.send(frame, on: handle, kind: kind)
     }
 }

@@ -26,9 +26,13 @@ struct RadioAdvertiser {
         let bytes: Data, response: Data
         do {
             bytes = try data.encoded()
+        } catch {
+            throw BleuError.invalidData(.advertisingData(error))
+        }
+        do {
             response = try scanResponse?.encoded() ?? Data()
         } catch {
-            throw BleuError.invalidData("\(error)")
+            throw BleuError.invalidData(.scanResponse(error))
         }
         guard extended else {
             return [
