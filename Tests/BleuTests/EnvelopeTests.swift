@@ -41,14 +41,19 @@ struct EnvelopeTests {
 
     @Test("malformed requests are typed errors, with the call id when it was readable")
     func malformed() {
-        #expect(throws: EnvelopeError.unknownKind(0x7F)) { try Request.decode([0x7F, 0x00]) }
-        #expect(throws: EnvelopeError.truncated("message kind")) { try Request.decode([]) }
-        #expect(throws: EnvelopeError.truncated("call id")) { try Request.decode([0x01, 0x80]) }
-        #expect(throws: EnvelopeError.inCall(4, .truncated("method id"))) { try Request.decode([0x01, 0x04]) }
-        #expect(throws: EnvelopeError.inCall(4, .truncated("argument 0"))) { try Request.decode([0x01, 0x04, 0x00, 0x05, 0x01]) }
-        #expect(throws: EnvelopeError.self) { try Request.decode([0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) }
+        #expect(throws: EnvelopeError.beforeID(.unknownKind(0x7F))) { try Request.decode([0x7F, 0x00]) }
+        #expect(throws: EnvelopeError.beforeID(.truncated(field: "message kind"))) { try Request.decode([]) }
+        #expect(throws: EnvelopeError.beforeID(.truncated(field: "call id"))) { try Request.decode([0x01, 0x80]) }
+        #expect(throws: EnvelopeError.inCall(4, .truncated(field: "method id"))) { try Request.decode([0x01, 0x04]) }
+        #expect(throws: EnvelopeError.inCall(4, .truncated(field: "argument 0"))) { try Request.decode([0x01, 0x04, 0x00, 0x05, 0x01]) }
+        #expect(throws: EnvelopeError.beforeID(.varintOverflow(field: "call id"))) {
+            try Request.decode([0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+        }
         // A definition with a huge substitution count is refused before anything is allocated.
-        #expect(throws: EnvelopeError.self) { try Request.decode([0x02, 0x01, 0x00, 0x01, 0x41, 0xFF, 0x7F]) }
+        #expect(throws: EnvelopeError.inCall(1, .tooManySubstitutions(count: 16383, maximum: Request.maximumSubstitutions))) {
+            try Request.decode([0x02, 0x01, 0x00, 0x01, 0x41, 0xFF, 0x7F])
+        }
+        #expect(throws: EnvelopeError.inCall(3, .trailingBytes(after: "cancel"))) { try Request.decode([0x03, 0x03, 0x00]) }
     }
 
     @Test("the documented bytes of a no-argument call returning Double: 8 + 10 bytes of ATT payload")

@@ -28,21 +28,21 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
     case unknownMethodID(UInt32)
     /// No actor with this identifier is hosted or known.
     case actorNotFound(UUID)
-    /// The request could not be decoded.
-    case malformedRequest(String)
+    /// The peripheral refused the request, for this reason.
+    case malformedRequest(RequestProblem)
     /// The caller already has this many calls running on the actor.
     case tooManyConcurrentCalls(limit: Int)
     /// A message exceeded the maximum message size.
     case messageTooLarge(size: Int, maximum: Int)
     /// The runtime cannot execute this call shape (generic methods of `@Resolvable` protocols).
-    case unsupportedCall(String)
+    case unsupportedCall(UnsupportedCall)
     /// An argument or result could not be encoded or decoded.
-    case serialization(String)
+    case serialization(SerializationFailure)
     /// The peripheral stopped hosting the actor with this id (``BLEActorSystem/stopAdvertising()``)
     /// while the call or stream ran, or before it arrived.
     case hostingStopped(UUID)
-    /// The peripheral cancelled the call or stream (for example its stream's source was cancelled).
-    case cancelledByPeripheral(String)
+    /// The peripheral cancelled the stream with this id: its source was cancelled there.
+    case cancelledByPeripheral(stream: UInt32)
 
     public var description: String {
         switch self {
@@ -55,7 +55,7 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
         case .unsupportedCall(let reason): "Unsupported call: \(reason)."
         case .serialization(let reason): "Serialization failed: \(reason)."
         case .hostingStopped(let id): "The peripheral stopped hosting actor \(id); discover it again once it is advertised."
-        case .cancelledByPeripheral(let reason): "The peripheral cancelled: \(reason)."
+        case .cancelledByPeripheral(let stream): "The peripheral cancelled the source of stream \(stream); start the stream again if it is still needed."
         }
     }
 }

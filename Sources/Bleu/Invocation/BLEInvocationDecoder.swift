@@ -27,13 +27,13 @@ public struct BLEInvocationDecoder: DistributedTargetInvocationDecoder {
 
     public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
         guard next < arguments.count else {
-            throw refuse(.malformedRequest("the call carries \(arguments.count) arguments; the method takes more"))
+            throw refuse(.malformedRequest(.argumentCount(carried: arguments.count, expected: nil)))
         }
         defer { next += 1 }
         do {
             return try decoder.decode(Argument.self, from: arguments[next])
         } catch {
-            throw refuse(.malformedRequest("argument \(next) is not a \(Argument.self): \(error)"))
+            throw refuse(.malformedRequest(.argumentType(index: next, expected: "\(Argument.self)")))
         }
     }
 

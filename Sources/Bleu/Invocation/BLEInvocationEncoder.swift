@@ -22,12 +22,10 @@ public struct BLEInvocationEncoder: DistributedTargetInvocationEncoder {
         } else if throughStub {
             // Measured on Swift 6.3: executing a generic method of a @Resolvable protocol
             // through its stub crashes the receiving process. Refuse before anything is sent.
-            throw BLEActorSystemError.unsupportedCall(
-                "generic distributed methods declared in a @Resolvable protocol cannot be called through the protocol "
-                    + "(the Swift runtime cannot execute them); resolve the concrete actor type and call the method on it")
+            throw BLEActorSystemError.unsupportedCall(.genericProtocolMethod)
         }
         guard let name = _mangledTypeName(type) else {
-            throw BLEActorSystemError.serialization("the type \(type) has no mangled name, so it cannot be a generic argument")
+            throw BLEActorSystemError.serialization(.genericArgument(type: "\(type)"))
         }
         substitutions.append(name)
     }
@@ -36,7 +34,7 @@ public struct BLEInvocationEncoder: DistributedTargetInvocationEncoder {
         do {
             arguments.append(try encoder.encodeBytes(argument.value))
         } catch {
-            throw BLEActorSystemError.serialization("argument \(argument.label ?? argument.name): \(error)")
+            throw BLEActorSystemError.serialization(.argument(label: argument.label ?? argument.name, reason: "\(error)"))
         }
     }
 

@@ -37,7 +37,7 @@ public struct BLEResultHandler: DistributedTargetInvocationResultHandler {
             bytes = try encoder.encodeBytes(value)
         } catch {
             if let streams { startStreams(streams.take(), false) }
-            let failure = BLEActorSystemError.serialization("the result \(Success.self) could not be encoded: \(error)")
+            let failure = BLEActorSystemError.serialization(.result(type: "\(Success.self)", reason: "\(error)"))
             await deliver(Self.reply(to: failure, id: callID, encoder: self.encoder))
             return
         }

@@ -15,11 +15,11 @@ extension PeripheralHost {
             let kind = message.first ?? 0
             switch error {
             case .inCall(let id, let problem) where kind == Request.Kind.call.rawValue || kind == Request.Kind.define.rawValue:
-                refuse(id, BLEActorSystemError.malformedRequest(problem.description), key: key)
+                refuse(id, BLEActorSystemError.malformedRequest(.message(problem)), key: key)
             case .inCall(let id, let problem):
                 // A cancel or credit carries a call or stream id, not a call to answer.
                 refuseRequest(kind, id: id, reason: problem.description, key: key)
-            case .unknownKind(let unknown):
+            case .beforeID(.unknownKind(let unknown)):
                 // Every request has an id after its kind; answer with both, as ATT's Error
                 // Response names the request it refuses, so the sender knows what failed.
                 var reader = EnvelopeReader(Array(message.dropFirst()))
@@ -51,7 +51,7 @@ extension PeripheralHost {
         let maximumCalls = configuration.maximumConcurrentCallsPerCentral
         let refusal: BLEActorSystemError? = state.withLock { state in
             guard let hosted = state.hosted[key.call], let runner = state.runner else {
-                return .malformedRequest("no actor is hosted on characteristic handle \(key.call)")
+                return .malformedRequest(.noActorOnHandle(key.call))
             }
             guard !state.closing.contains(key.call) else { return .hostingStopped(hosted.actor.id) }
             var session = state.sessions[key] ?? Session(fragmenter: Fragmenter(format: configuration.wireFormat,
@@ -59,12 +59,12 @@ extension PeripheralHost {
             defer { state.sessions[key] = session }
             if let definition {
                 guard session.methods[method] != nil || session.methods.count < maximumMethods else {
-                    return .malformedRequest("more than \(maximumMethods) methods defined on one connection")
+                    return .malformedRequest(.tooManyMethods(limit: maximumMethods))
                 }
                 session.methods[method] = definition
             }
             guard let resolved = session.methods[method] else { return .unknownMethodID(method) }
-            guard session.running[id] == nil else { return .malformedRequest("call id \(id) is already running") }
+            guard session.running[id] == nil else { return .malformedRequest(.callIDInUse(id)) }
             guard session.running.count < maximumCalls else { return .tooManyConcurrentCalls(limit: maximumCalls) }
             // Created under the lock, so it is registered before it can finish and unregister.
             let replied = Locked(false)

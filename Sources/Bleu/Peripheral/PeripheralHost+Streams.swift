@@ -52,7 +52,7 @@ extension PeripheralHost {
             // Still registered: the source itself failed, or was cancelled on this side. Either
             // way the caller must hear that the stream is over.
             let failure: any Error = error is CancellationError
-                ? BLEActorSystemError.cancelledByPeripheral("the source of stream \(id) was cancelled on the peripheral")
+                ? BLEActorSystemError.cancelledByPeripheral(stream: id)
                 : error
             configuration.logger.info("stream \(id) to \(key.central) failed: \(failure)")
             await send(ErrorEnvelope.reply(failing: id, with: failure, encoder: configuration.encoder), key: key)

@@ -249,7 +249,9 @@ final class PeripheralHost: Sendable {
             switch error {
             case .messageTooLarge(let size, let maximum): refusal = .messageTooLarge(size: size, maximum: maximum)
             case .bufferLimitExceeded(let bytes, let limit): refusal = .messageTooLarge(size: bytes, maximum: limit)
-            default: refusal = .malformedRequest(error.description)
+            case .tooManyMessagesInFlight(let limit): refusal = .malformedRequest(.tooManyMessagesInFlight(limit: limit))
+            case .tooManyPeers(let limit): refusal = .malformedRequest(.tooManyPeers(limit: limit))
+            case .fragmentLengthTooSmall, .malformedFragment, .checksumMismatch: refusal = .malformedRequest(.corruptFragment)
             }
             if let slot, let id = state.withLock({ $0.callsInSlots[key]?[slot] }) {
                 refuse(id, refusal, key: key)

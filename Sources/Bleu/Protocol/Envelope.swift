@@ -62,10 +62,17 @@ enum Request: Sendable, Hashable {
     /// read before the problem, the error carries it so the caller gets an answer.
     static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> Request {
         var reader = EnvelopeReader(bytes)
-        let raw = try reader.byte("message kind")
-        guard let kind = Kind(rawValue: raw) else { throw .unknownKind(raw) }
-        let id = try reader.varint("call id")
-        do throws(EnvelopeError) {
+        let kind: Kind
+        let id: UInt32
+        do throws(MessageProblem) {
+            let raw = try reader.byte("message kind")
+            guard let known = Kind(rawValue: raw) else { throw .unknownKind(raw) }
+            kind = known
+            id = try reader.varint("call id")
+        } catch {
+            throw .beforeID(error)
+        }
+        do throws(MessageProblem) {
             switch kind {
             case .call:
                 let method = try reader.varint("method id")
@@ -75,21 +82,21 @@ enum Request: Sendable, Hashable {
                 let target = try reader.string("target name", maximum: maximumNameLength)
                 let count = Int(try reader.varint("substitution count"))
                 guard count <= maximumSubstitutions else {
-                    throw .malformed("\(count) generic substitutions exceed \(maximumSubstitutions)")
+                    throw .tooManySubstitutions(count: count, maximum: maximumSubstitutions)
                 }
                 var substitutions: [String] = []
                 for _ in 0..<count { substitutions.append(try reader.string("substitution", maximum: maximumNameLength)) }
                 return .define(id: id, method: method, definition: MethodDefinition(target: target, substitutions: substitutions),
                                arguments: try arguments(&reader))
             case .cancel:
-                guard reader.isAtEnd else { throw .malformed("bytes after a cancel") }
+                guard reader.isAtEnd else { throw .trailingBytes(after: "cancel") }
                 return .cancel(id: id)
             case .cancelStream:
-                guard reader.isAtEnd else { throw .malformed("bytes after a stream cancel") }
+                guard reader.isAtEnd else { throw .trailingBytes(after: "stream cancel") }
                 return .cancelStream(stream: id)
             case .streamCredit:
                 let credits = try reader.varint("credits")
-                guard reader.isAtEnd else { throw .malformed("bytes after a stream credit") }
+                guard reader.isAtEnd else { throw .trailingBytes(after: "stream credit") }
                 return .streamCredit(stream: id, credits: credits)
             }
         } catch {
@@ -97,27 +104,25 @@ enum Request: Sendable, Hashable {
         }
     }
 
-    private static func arguments(_ reader: inout EnvelopeReader) throws(EnvelopeError) -> [[UInt8]] {
+    private static func arguments(_ reader: inout EnvelopeReader) throws(MessageProblem) -> [[UInt8]] {
         var arguments: [[UInt8]] = []
         while !reader.isAtEnd { arguments.append(try reader.bytes("argument \(arguments.count)", maximum: Int(UInt32.max))) }
         return arguments
     }
 }
 
-/// Why an envelope could not be read.
-indirect enum EnvelopeError: Error, Sendable, Hashable, CustomStringConvertible {
-    case unknownKind(UInt8)
-    case truncated(String)
-    case malformed(String)
-    /// A problem found after the call id was read.
-    case inCall(UInt32, EnvelopeError)
+/// Why a request could not be read: the problem, and the call id when it was read before it
+/// (so the caller gets an answer).
+enum EnvelopeError: Error, Sendable, Hashable, CustomStringConvertible {
+    case beforeID(MessageProblem)
+    case inCall(UInt32, MessageProblem)
 
     var description: String {
         switch self {
-        case .unknownKind(let kind): "unknown message kind 0x\(String(kind, radix: 16))"
-        case .truncated(let field): "the message ends inside its \(field)"
-        case .malformed(let reason): reason
-        case .inCall(let id, let error): "call \(id): \(error)"
+        case .beforeID(let problem): "\(problem)"
+        case .inCall(let id, let problem): "call \(id): \(problem)"
         }
     }
 }
+
+typealias MessageProblem = BLEActorSystemError.MessageProblem

@@ -66,7 +66,7 @@ enum Reply: Sendable, Hashable {
         return bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws(EnvelopeError) -> Reply {
+    static func decode(_ bytes: [UInt8]) throws(MessageProblem) -> Reply {
         var reader = EnvelopeReader(bytes)
         let raw = try reader.byte("message kind")
         guard let kind = Kind(rawValue: raw) else { throw .unknownKind(raw) }
@@ -74,7 +74,7 @@ enum Reply: Sendable, Hashable {
         switch kind {
         case .value: return .value(id: id, reader.rest())
         case .void:
-            guard reader.isAtEnd else { throw .malformed("bytes after a void reply") }
+            guard reader.isAtEnd else { throw .trailingBytes(after: "void reply") }
             return .void(id: id)
         case .error:
             return .error(id: id, try CodableErrorPayload(reading: &reader))
@@ -86,13 +86,28 @@ enum Reply: Sendable, Hashable {
             return .refused(id: id, request: request, reason: String(decoding: reader.rest(), as: UTF8.self))
         case .streamElement: return .streamElement(stream: id, reader.rest())
         case .streamEnd:
-            guard reader.isAtEnd else { throw .malformed("bytes after a stream end") }
+            guard reader.isAtEnd else { throw .trailingBytes(after: "stream end") }
             return .streamEnd(stream: id)
         case .streamFailed:
             let type = try reader.string("error type", maximum: Request.maximumNameLength)
             return .streamFailed(stream: id, type: type, message: String(decoding: reader.rest(), as: UTF8.self))
         case .streamError:
             return .streamError(stream: id, try CodableErrorPayload(reading: &reader))
+        }
+    }
+
+    /// The reply's kind, as its first byte carries it.
+    var kind: Kind {
+        switch self {
+        case .value: .value
+        case .void: .void
+        case .error: .error
+        case .remoteError: .remoteError
+        case .refused: .refused
+        case .streamElement: .streamElement
+        case .streamEnd: .streamEnd
+        case .streamFailed: .streamFailed
+        case .streamError: .streamError
         }
     }
 
@@ -128,7 +143,7 @@ struct CodableErrorPayload: Sendable, Hashable {
         self.value = value
     }
 
-    init(reading reader: inout EnvelopeReader) throws(EnvelopeError) {
+    init(reading reader: inout EnvelopeReader) throws(MessageProblem) {
         mangledType = try reader.string("error type", maximum: Request.maximumNameLength)
         typeName = try reader.string("error type name", maximum: Request.maximumNameLength)
         message = try reader.string("error description", maximum: Self.maximumMessageLength)

@@ -24,7 +24,7 @@ enum Varint {
 }
 
 /// Reads an envelope's fields in order; every read checks the bounds and throws
-/// ``EnvelopeError`` rather than trapping.
+/// ``BLEActorSystemError/MessageProblem`` rather than trapping.
 struct EnvelopeReader {
     private let bytes: [UInt8]
     private(set) var position: Int
@@ -36,18 +36,18 @@ struct EnvelopeReader {
 
     var isAtEnd: Bool { position == bytes.count }
 
-    mutating func byte(_ field: String) throws(EnvelopeError) -> UInt8 {
-        guard position < bytes.count else { throw .truncated(field) }
+    mutating func byte(_ field: String) throws(MessageProblem) -> UInt8 {
+        guard position < bytes.count else { throw .truncated(field: field) }
         defer { position += 1 }
         return bytes[position]
     }
 
-    mutating func varint(_ field: String) throws(EnvelopeError) -> UInt32 {
+    mutating func varint(_ field: String) throws(MessageProblem) -> UInt32 {
         var result: UInt32 = 0
         var shift: UInt32 = 0
         while true {
             let next = try byte(field)
-            guard shift < 32, shift < 28 || next & 0x70 == 0 else { throw .malformed("\(field) does not fit 32 bits") }
+            guard shift < 32, shift < 28 || next & 0x70 == 0 else { throw .varintOverflow(field: field) }
             result |= UInt32(next & 0x7F) << shift
             if next & 0x80 == 0 { return result }
             shift += 7
@@ -55,18 +55,18 @@ struct EnvelopeReader {
     }
 
     /// A length-prefixed byte string of at most `maximum` bytes.
-    mutating func bytes(_ field: String, maximum: Int) throws(EnvelopeError) -> [UInt8] {
+    mutating func bytes(_ field: String, maximum: Int) throws(MessageProblem) -> [UInt8] {
         let length = Int(try varint(field))
-        guard length <= maximum else { throw .malformed("\(field) of \(length) bytes exceeds \(maximum)") }
-        guard bytes.count - position >= length else { throw .truncated(field) }
+        guard length <= maximum else { throw .tooLong(field: field, length: length, maximum: maximum) }
+        guard bytes.count - position >= length else { throw .truncated(field: field) }
         defer { position += length }
         return Array(bytes[position..<position + length])
     }
 
     /// A length-prefixed UTF-8 string of at most `maximum` bytes.
-    mutating func string(_ field: String, maximum: Int) throws(EnvelopeError) -> String {
+    mutating func string(_ field: String, maximum: Int) throws(MessageProblem) -> String {
         let raw = try bytes(field, maximum: maximum)
-        guard let text = String(validating: raw, as: UTF8.self) else { throw .malformed("\(field) is not UTF-8") }
+        guard let text = String(validating: raw, as: UTF8.self) else { throw .notUTF8(field: field) }
         return text
     }
 

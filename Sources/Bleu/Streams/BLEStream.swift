@@ -127,7 +127,7 @@ public struct BLEStream<Element: Codable & Sendable>: AsyncSequence, Codable, Se
                 } catch {
                     box.done.withLock { $0 = true }
                     box.inbox.cancel()
-                    throw BLEActorSystemError.serialization("a stream element is not a \(Element.self): \(error)")
+                    throw BLEActorSystemError.serialization(.streamElement(expected: "\(Element.self)", reason: "\(error)"))
                 }
             case .end:
                 box.done.withLock { $0 = true }

@@ -52,8 +52,7 @@ extension BLEActorSystem {
             // The runtime decodes as many arguments as the method takes; more would go unread.
             let expected = _getParameterCount(mangledMethodName: definition.target)
             if expected >= 0, arguments.count != Int(expected) {
-                throw BLEActorSystemError.malformedRequest(
-                    "the call carries \(arguments.count) arguments; \(definition.target) takes \(expected)")
+                throw BLEActorSystemError.malformedRequest(.argumentCount(carried: arguments.count, expected: Int(expected)))
             }
             var decoder = BLEInvocationDecoder(substitutions: substitutions, arguments: arguments, decoder: configuration.decoder)
             try await executeDistributedTarget(on: hosted.actor, target: RemoteCallTarget(definition.target),
@@ -88,8 +87,7 @@ extension BLEActorSystem {
         let context: String
         if let first = types.first, first is any _DistributedActorStub.Type {
             guard types.count == 1 else {
-                throw BLEActorSystemError.unsupportedCall(
-                    "generic distributed methods of @Resolvable protocols cannot be executed by the Swift runtime; call them on the concrete actor type")
+                throw BLEActorSystemError.unsupportedCall(.genericProtocolMethod)
             }
             context = definition.substitutions[0]
             // Executed with the concrete type as `Self`, the runtime checks that the actor

@@ -64,7 +64,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     public func resolve<Act>(id: UUID, as actorType: Act.Type) throws -> Act? where Act: DistributedActor, Act.ID == UUID {
         if let actor = local.withLock({ $0[id]?.actor }) {
             guard let typed = actor as? Act else {
-                throw BLEActorSystemError.unsupportedCall("actor \(id) is a local \(type(of: actor)), not a \(actorType)")
+                throw BLEActorSystemError.unsupportedCall(.localActorType(id, actual: "\(type(of: actor))", requested: "\(actorType)"))
             }
             return typed
         }
@@ -99,10 +99,10 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
             do {
                 return try CBORDecoder(userInfo: [.bleuStreamReceiver: channel]).decode(Res.self, from: bytes)
             } catch {
-                throw BLEActorSystemError.serialization("the result of \(target) is not a \(Res.self): \(error)")
+                throw BLEActorSystemError.serialization(.resultValue(method: "\(target)", expected: "\(Res.self)", reason: "\(error)"))
             }
         case .void:
-            throw BLEActorSystemError.serialization("\(target) returned nothing; a \(Res.self) was expected")
+            throw BLEActorSystemError.serialization(.missingResult(method: "\(target)", expected: "\(Res.self)"))
         case let reply:
             throw remoteError(reply)
         }
@@ -139,9 +139,9 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         case .remoteError(_, let typeName, let message), .streamFailed(_, let typeName, let message):
             return RemoteCallError(typeName: typeName, message: message)
         case .refused(_, let request, let reason):
-            return BLEActorSystemError.malformedRequest("the peripheral refused a request of kind 0x\(String(request, radix: 16)): \(reason)")
+            return BLEActorSystemError.malformedRequest(.refusedByPeer(requestKind: request, reason: reason))
         default:
-            return BLEActorSystemError.malformedRequest("unexpected reply \(reply)")
+            return BLEActorSystemError.malformedRequest(.unexpectedReply(kind: reply.kind.rawValue))
         }
     }
 }
