@@ -115,7 +115,7 @@ struct HCIHostCommandTests {
             try await host.start()
         } throws: { error in
             guard case let .initializationFailed(step, _) = error as? HCIHostError else { return false }
-            return step == "Read BD_ADDR"
+            return step == .readBDADDR
         }
         await host.stop()
     }

@@ -50,8 +50,8 @@ struct TransportTests {
         await #expect {
             _ = try await NIOHCITransport.connect(host: "127.0.0.1", port: port)
         } throws: { error in
-            guard case .io(let message) = error as? HCITransportError else { return false }
-            return message.contains("127.0.0.1:\(port)")
+            guard case .io(let failure) = error as? HCITransportError else { return false }
+            return failure.step == .connect && failure.target == "127.0.0.1:\(port)"
         }
     }
 
@@ -86,10 +86,19 @@ struct TransportTests {
         await #expect {
             _ = try await SerialPort.open(path: "/nonexistent/tty")
         } throws: { error in
-            guard case .io(let message) = error as? HCITransportError else { return false }
-            return message.contains("/nonexistent/tty")
+            guard case .io(let failure) = error as? HCITransportError else { return false }
+            return failure.step == .open && failure.target == "/nonexistent/tty" && failure.errno == ENOENT
+                && failure.description.contains("No such file or directory")
         }
-        await #expect(throws: HCITransportError.self) { _ = try await SerialPort.open(path: "/dev/null", baudRate: 12345) }
+        await #expect(throws: HCITransportError.unsupportedBaudRate(12345, supported: SerialPort.supportedBaudRates)) {
+            _ = try await SerialPort.open(path: "/dev/null", baudRate: 12345)
+        }
+        await #expect {
+            _ = try await SerialPort.open(path: "/dev/null")
+        } throws: { error in
+            guard case .io(let failure) = error as? HCITransportError else { return false }
+            return failure.step == .readSerialSettings && failure.target == "/dev/null" && failure.errno == ENOTTY
+        }
     }
 }
 

@@ -40,7 +40,7 @@ struct ATTLink {
                 }
             }
         }
-        throw HCIHostError.transportClosed("the host stopped while waiting for \(pdu.opcode)")
+        throw HCIHostError.transportClosed(.stopped)
     }
 
     func send(_ pdu: ATTPDU) async throws {

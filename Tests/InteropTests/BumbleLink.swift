@@ -66,7 +66,7 @@ final class BumbleLink: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
               let a = object["port_a"] as? Int, let b = object["port_b"] as? Int else {
             process.terminate()
-            throw HCITransportError.io("bumble_link.py did not start: \(String(decoding: line, as: UTF8.self))")
+            throw BumbleLinkError.didNotStart(output: String(decoding: line, as: UTF8.self))
         }
         let peer = (object["peer"] as? String).flatMap { BluetoothAddress(string: $0) }
         return BumbleLink(process: process, input: input, output: output.fileHandleForReading, pending: buffer,
@@ -107,5 +107,17 @@ final class BumbleLink: Sendable {
     func stop() {
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
+    }
+}
+
+/// Why Bumble's linked controllers are not there.
+enum BumbleLinkError: Error, CustomStringConvertible {
+    /// `scripts/bumble_link.py` did not print its ports; this is what it printed instead.
+    case didNotStart(output: String)
+
+    var description: String {
+        switch self {
+        case .didNotStart(let output): "bumble_link.py did not start: \(output)"
+        }
     }
 }

@@ -42,7 +42,7 @@ public final class BTSnoopTransport: HCITransport {
     public init(wrapping transport: any HCITransport, path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: Data(BTSnoop.fileHeader)),
               let handle = FileHandle(forWritingAtPath: path) else {
-            throw HCITransportError.io("cannot create the capture file \(path)")
+            throw HCITransportError.io(.system(.createCapture, target: path))
         }
         handle.seekToEndOfFile()
         inner = transport

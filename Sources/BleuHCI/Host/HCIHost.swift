@@ -89,7 +89,7 @@ public actor HCIHost {
     var connectedHandles: Set<UInt16> = []
 
     var tasks: [Task<Void, Never>] = []
-    var closedReason: String?
+    var closedReason: TransportEnd?
 
     /// What start-up learned about the controller.
     public private(set) var controller = ControllerInfo()
@@ -121,41 +121,41 @@ public actor HCIHost {
     public func start() async throws -> ControllerInfo {
         if tasks.isEmpty { startIO() }
         var info = ControllerInfo()
-        _ = try await step("Reset", .reset)
-        info.version = try? LocalVersionInformation(returnParameters: try await step("Read Local Version", .readLocalVersionInformation))
-        info.features = (try? featureMask(returnParameters: try await step("Read Local Features", .readLocalSupportedFeatures))) ?? 0
-        info.address = try BluetoothAddress(readBDADDRReturnParameters: try await step("Read BD_ADDR", .readBDADDR))
-        _ = try await step("Set Event Mask", .setEventMask(Self.eventMask))
-        _ = try await step("LE Set Event Mask", .leSetEventMask(Self.leEventMask))
-        let le = try LEBufferSize(returnParameters: try await step("LE Read Buffer Size", .leReadBufferSize))
+        _ = try await step(.reset)
+        info.version = try? LocalVersionInformation(returnParameters: try await step(.readLocalVersionInformation))
+        info.features = (try? featureMask(returnParameters: try await step(.readLocalSupportedFeatures))) ?? 0
+        info.address = try BluetoothAddress(readBDADDRReturnParameters: try await step(.readBDADDR))
+        _ = try await step(.setEventMask(Self.eventMask))
+        _ = try await step(.leSetEventMask(Self.leEventMask))
+        let le = try LEBufferSize(returnParameters: try await step(.leReadBufferSize))
         if le.aclDataPacketLength > 0, le.totalNumACLDataPackets > 0 {
             info.aclDataPacketLength = Int(le.aclDataPacketLength)
             info.totalNumACLDataPackets = Int(le.totalNumACLDataPackets)
         } else {
-            let shared = try BufferSize(returnParameters: try await step("Read Buffer Size", .readBufferSize))
+            let shared = try BufferSize(returnParameters: try await step(.readBufferSize))
             info.aclDataPacketLength = max(1, Int(shared.aclDataPacketLength))
             info.totalNumACLDataPackets = max(1, Int(shared.totalNumACLDataPackets))
         }
         info.leFeatures = (try? featureMask(returnParameters:
-            try await step("LE Read Local Features", .leReadLocalSupportedFeatures))) ?? 0
+            try await step(.leReadLocalSupportedFeatures))) ?? 0
         controller = info
         aclCredits = info.totalNumACLDataPackets
         aclInFlight = [:]
         return info
     }
 
-    private func step(_ name: String, _ command: HCICommand) async throws -> [UInt8] {
+    private func step(_ command: HCICommand) async throws -> [UInt8] {
         do {
             return try await execute(command)
-        } catch {
-            throw HCIHostError.initializationFailed(step: name, reason: "\(error)")
+        } catch let error as HCIHostError {
+            throw HCIHostError.initializationFailed(step: command.opcode, cause: error)
         }
     }
 
     /// Stops the host: closes the transport, fails waiting commands, ends the streams.
     public func stop() async {
         await transport.close()
-        shutDown(reason: "the host was stopped")
+        shutDown(.stopped)
     }
 
     private func startIO() {
@@ -167,9 +167,9 @@ public actor HCIHost {
                     guard let self else { return }
                     await self.receive(packet)
                 }
-                await self?.shutDown(reason: "the controller closed the link")
+                await self?.shutDown(.closedByController)
             } catch {
-                await self?.shutDown(reason: "\(error)")
+                await self?.shutDown(.receiveFailed(HCITransportError(error)))
             }
         })
         tasks.append(Task { [weak self] in
@@ -177,14 +177,14 @@ public actor HCIHost {
                 do {
                     try await transport.send(packet)
                 } catch {
-                    await self?.shutDown(reason: "sending failed: \(error)")
+                    await self?.shutDown(.sendFailed(HCITransportError(error)))
                     return
                 }
             }
         })
     }
 
-    func shutDown(reason: String) {
+    func shutDown(_ reason: TransportEnd) {
         guard closedReason == nil else { return }
         closedReason = reason
         let error = HCIHostError.transportClosed(reason)

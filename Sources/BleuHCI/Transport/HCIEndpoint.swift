@@ -55,7 +55,7 @@ public enum HCIEndpoint: Hashable, Sendable, CustomStringConvertible {
             #if os(Linux)
             return try HCIUserChannelTransport.open(deviceIndex: index)
             #else
-            throw HCITransportError.io("hci-socket:\(index): the HCI user channel exists on Linux only")
+            throw HCITransportError.unavailableOnPlatform(self)
             #endif
         }
     }

@@ -25,7 +25,18 @@ public enum HCITransportError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The byte stream broke H4 framing; the link must be reopened.
     case framing(PacketDecodingError)
     /// Opening or using the underlying device or socket failed.
-    case io(String)
+    case io(TransportFailure)
+    /// The serial port cannot run at this baud rate; `supported` lists the rates it can.
+    case unsupportedBaudRate(Int, supported: [Int])
+    /// The endpoint's kind of transport does not exist on this platform (the HCI user channel
+    /// is Linux's).
+    case unavailableOnPlatform(HCIEndpoint)
+
+    /// `error` as a transport error: itself when it is one, else an I/O failure with its
+    /// description (a transport's stream may end with any error).
+    init(_ error: any Error) {
+        self = error as? HCITransportError ?? .io(TransportFailure(.read, target: "the transport", message: "\(error)"))
+    }
 
     public var description: String {
         switch self {
@@ -33,7 +44,9 @@ public enum HCITransportError: Error, Hashable, Sendable, CustomStringConvertibl
         case .bufferOverflow(let limit):
             "HCI transport buffer of \(limit) packets overflowed; the host is not reading fast enough"
         case .framing(let error): "HCI transport lost H4 framing (\(error)); reopen the transport"
-        case .io(let detail): "HCI transport I/O failed: \(detail)"
+        case .io(let failure): "HCI transport I/O failed: \(failure)"
+        case .unsupportedBaudRate(let rate, let supported): "unsupported baud rate \(rate); use one of \(supported)"
+        case .unavailableOnPlatform(let endpoint): "\(endpoint): this kind of transport exists on Linux only"
         }
     }
 }

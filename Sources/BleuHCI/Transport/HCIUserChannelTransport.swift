@@ -38,7 +38,7 @@ public final class HCIUserChannelTransport: HCITransport {
                 let count = ready < 0 ? -1 : read(fd, &buffer, buffer.count)
                 guard count > 0 else {
                     if closed.withLock({ $0 }) { break }
-                    continuation.finish(throwing: count == 0 ? HCITransportError.closed : HCITransportError.io("read: \(errnoDescription())"))
+                    continuation.finish(throwing: count == 0 ? HCITransportError.closed : HCITransportError.io(.system(.read, target: "the HCI socket")))
                     return
                 }
                 do {
@@ -62,17 +62,16 @@ public final class HCIUserChannelTransport: HCITransport {
     public static func open(deviceIndex: UInt16, bufferLimit: Int = 4096) throws -> HCIUserChannelTransport {
         let afBluetooth: CInt = 31, btprotoHCI: CInt = 1, hciChannelUser: UInt16 = 1
         let fd = socket(afBluetooth, CInt(SOCK_RAW.rawValue) | CInt(SOCK_CLOEXEC.rawValue), btprotoHCI)
-        guard fd >= 0 else { throw HCITransportError.io("cannot create an HCI socket: \(errnoDescription())") }
+        guard fd >= 0 else { throw HCITransportError.io(.system(.createSocket, target: "hci\(deviceIndex)")) }
         // struct sockaddr_hci { sa_family_t hci_family; unsigned short hci_dev; unsigned short hci_channel; }
         var address: (UInt16, UInt16, UInt16) = (UInt16(afBluetooth), deviceIndex, hciChannelUser)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, 6) }
         }
         guard result == 0 else {
-            let message = errnoDescription()
+            let failure = TransportFailure.system(.bindUserChannel, target: "hci\(deviceIndex)")
             _ = Glibc.close(fd)
-            throw HCITransportError.io("cannot bind hci\(deviceIndex) as a user channel: \(message); " +
-                                       "power the device off and run with CAP_NET_ADMIN")
+            throw HCITransportError.io(failure)
         }
         return HCIUserChannelTransport(fd: fd, bufferLimit: bufferLimit)
     }
@@ -84,7 +83,7 @@ public final class HCIUserChannelTransport: HCITransport {
         try closed.withLock { isClosed throws(HCITransportError) in
             guard !isClosed else { throw .closed }
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == bytes.count else { throw .io("write: \(errnoDescription())") }
+            guard written == bytes.count else { throw .io(.system(.write, target: "the HCI socket")) }
         }
     }
 

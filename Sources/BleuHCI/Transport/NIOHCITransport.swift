@@ -35,7 +35,7 @@ public final class NIOHCITransport: HCITransport {
             return NIOHCITransport(channel: channel, incoming: stream)
         } catch {
             continuation.finish()
-            throw HCITransportError.io("cannot connect to \(host):\(port): \(error); is the controller listening?")
+            throw HCITransportError.io(TransportFailure(.connect, target: "\(host):\(port)", message: "\(error)"))
         }
     }
 
@@ -55,7 +55,7 @@ public final class NIOHCITransport: HCITransport {
             return NIOHCITransport(channel: channel, incoming: stream)
         } catch {
             continuation.finish()
-            throw HCITransportError.io("cannot use file descriptor \(fileDescriptor): \(error)")
+            throw HCITransportError.io(TransportFailure(.adoptDescriptor, target: "\(fileDescriptor)", message: "\(error)"))
         }
     }
 
@@ -63,7 +63,7 @@ public final class NIOHCITransport: HCITransport {
         do {
             try await channel.writeAndFlush(ByteBuffer(bytes: packet.encoded))
         } catch {
-            throw channel.isActive ? HCITransportError.io("\(error)") : HCITransportError.closed
+            throw channel.isActive ? HCITransportError.io(TransportFailure(.write, target: "\(channel.remoteAddress.map { "\($0)" } ?? "the channel")", message: "\(error)")) : HCITransportError.closed
         }
     }
 
@@ -107,7 +107,7 @@ final class H4InboundHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        continuation.finish(throwing: HCITransportError.io("\(error)"))
+        continuation.finish(throwing: HCITransportError.io(TransportFailure(.read, target: "\(context.remoteAddress.map { "\($0)" } ?? "the channel")", message: "\(error)")))
         context.close(promise: nil)
     }
 }

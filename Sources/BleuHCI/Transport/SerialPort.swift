@@ -27,19 +27,19 @@ public enum SerialPort {
     /// Opens and configures the device; returns its descriptor.
     static func configure(path: String, baudRate: Int, hardwareFlowControl: Bool) throws -> CInt {
         guard let speed = speedConstant(baudRate) else {
-            throw HCITransportError.io("\(path): unsupported baud rate \(baudRate); use one of \(supportedBaudRates)")
+            throw HCITransportError.unsupportedBaudRate(baudRate, supported: supportedBaudRates)
         }
         #if canImport(Darwin)
         let fd = Darwin.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         #else
         let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
         #endif
-        guard fd >= 0 else { throw HCITransportError.io("cannot open \(path): \(errnoDescription()); check the path and permissions") }
+        guard fd >= 0 else { throw HCITransportError.io(.system(.open, target: path)) }
         var t = termios()
         guard tcgetattr(fd, &t) == 0 else {
-            let message = errnoDescription()
+            let failure = TransportFailure.system(.readSerialSettings, target: path)
             _ = close(fd)
-            throw HCITransportError.io("\(path) is not a serial device: \(message)")
+            throw HCITransportError.io(failure)
         }
         cfmakeraw(&t)
         cfsetispeed(&t, speed)
@@ -52,9 +52,9 @@ public enum SerialPort {
         #endif
         if hardwareFlowControl { t.c_cflag |= rtscts } else { t.c_cflag &= ~rtscts }
         guard tcsetattr(fd, TCSANOW, &t) == 0 else {
-            let message = errnoDescription()
+            let failure = TransportFailure.system(.configureSerial, target: path)
             _ = close(fd)
-            throw HCITransportError.io("cannot configure \(path): \(message)")
+            throw HCITransportError.io(failure)
         }
         _ = tcflush(fd, TCIOFLUSH)
         return fd
@@ -76,8 +76,4 @@ public enum SerialPort {
         default: nil
         }
     }
-}
-
-func errnoDescription() -> String {
-    String(cString: strerror(errno))
 }
