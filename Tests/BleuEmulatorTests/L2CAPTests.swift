@@ -71,11 +71,11 @@ struct L2CAPTests {
         for _ in 0..<100_000 where queued == 0 {
             await Task.yield()
             queued = fixture.bus.withEngine { engine in
-                engine.channels.values.first?.ends[BusChannel.central].outgoing.count ?? 0
+                engine.channels.values.first?.ends[.central].outgoing.count ?? 0
             }
         }
         #expect(queued == 1, "the fourth send never reached the channel")
-        let credits = fixture.bus.withEngine { $0.channels.values.first?.ends[BusChannel.central].credits }
+        let credits = fixture.bus.withEngine { $0.channels.values.first?.ends[.central].credits }
         #expect(credits == 0, "the peer granted three credits and three SDUs spent them")
         #expect(!fourthSent.withLock { $0 }, "the send beyond the peer's credits is still pending")
         #expect(fixture.bus.trace.filter { $0.kind == .l2capData }.count == 3, "only three K-frames went on air")
@@ -108,7 +108,7 @@ struct L2CAPTests {
                 await Task.yield()
                 waiting = fixture.bus.withEngine { engine in
                     engine.streams.values.contains { stream in
-                        guard case .channel(_, let side) = stream.owner, side == BusChannel.peripheral else { return false }
+                        guard case .channel(_, let side) = stream.owner, side == .peripheral else { return false }
                         return stream.waiter != nil
                     }
                 }

@@ -160,33 +160,33 @@ struct EventHubTests {
 
     @Test("a receipt completes once every stream took or dropped its event; with no stream it is not held")
     func receipts() async {
-        let completed = Locked<[Int]>([])
+        let completed = Locked<[LinkID]>([])
         let hub = EventHub<Int>(limit: 2, onReceipts: { links in completed.withLock { $0 += links } })
-        #expect(hub.yield(0, receipt: 7).held == false)
+        #expect(hub.yield(0, receipt: LinkID(rawValue: 7)).held == false)
         var a = hub.subscribe().makeAsyncIterator()
         var b = hub.subscribe().makeAsyncIterator()
-        #expect(hub.yield(1, receipt: 7).held)
+        #expect(hub.yield(1, receipt: LinkID(rawValue: 7)).held)
         _ = await a.next()
         #expect(completed.withLock { $0 }.isEmpty)
         _ = await b.next()
-        #expect(completed.withLock { $0 } == [7])
-        #expect(hub.yield(2, receipt: 8).held)
+        #expect(completed.withLock { $0 } == [LinkID(rawValue: 7)])
+        #expect(hub.yield(2, receipt: LinkID(rawValue: 8)).held)
         #expect(hub.yield(3).held)
         let overflow = hub.yield(4)
-        #expect(overflow.completed == [8], "dropping the oldest event settles its receipt")
+        #expect(overflow.completed == [LinkID(rawValue: 8)], "dropping the oldest event settles its receipt")
         #expect(hub.subscriberCount == 2)
     }
 
     @Test("a stream whose consumer lets go is removed, and its receipts settle")
     func removal() async {
-        let completed = Locked<[Int]>([])
+        let completed = Locked<[LinkID]>([])
         let hub = EventHub<Int>(limit: 10, onReceipts: { links in completed.withLock { $0 += links } })
         var stream: AsyncStream<Int>? = hub.subscribe()
         _ = stream
-        hub.yield(1, receipt: 3)
+        hub.yield(1, receipt: LinkID(rawValue: 3))
         stream = nil
         #expect(hub.subscriberCount == 0)
-        #expect(completed.withLock { $0 } == [3])
+        #expect(completed.withLock { $0 } == [LinkID(rawValue: 3)])
         let task = Task { for await _ in hub.subscribe() {} }
         while hub.subscriberCount == 0 { await Task.yield() }
         task.cancel()

@@ -84,7 +84,7 @@ struct RealisticLinkTests {
         let notifications = bus.trace.filter { $0.opcode == 0x1B }
         #expect(notifications.count == count)
         let exchange = AirTime.exchange(payload: 251, phy: .le2M)
-        let anchor = try #require(bus.withEngine { engine in engine.links.keys.first.flatMap { engine.centrals.values.first?.radio.anchor(of: $0, atOrAfter: .zero) } })
+        let anchor = try #require(bus.withEngine { engine in engine.links.keys.first.flatMap { engine.centrals.values.first?.radio.anchor(of: $0.rawValue, atOrAfter: .zero) } })
         let interval = Duration.milliseconds(50).nanoseconds
         let starts = notifications.compactMap(\.airStart)
         for (previous, start) in zip(starts, starts.dropFirst()) where start - previous != exchange {

@@ -14,20 +14,31 @@ struct BusChannel {
         var outgoing: Deque<(sdu: Data, bytesLeft: Int, waiter: OperationID)> = []
         /// Credits held for SDUs in the input stream, returned as the application takes them.
         var heldCredits = 0
-        var input: Int?
+        var input: StreamID?
         var closed = false
     }
 
-    static let central = 0
-    static let peripheral = 1
+    /// The two ends, by side.
+    struct Ends {
+        var central: End
+        var peripheral: End
 
-    let id: Int
-    let link: Int
+        subscript(side: ChannelSide) -> End {
+            get { side == .central ? central : peripheral }
+            set { if side == .central { central = newValue } else { peripheral = newValue } }
+        }
+
+        /// Whether both ends satisfy `predicate`.
+        func allSatisfy(_ predicate: (End) -> Bool) -> Bool { predicate(central) && predicate(peripheral) }
+    }
+
+    let id: ChannelID
+    let link: LinkID
     let psm: UInt16
     var opener: OperationID?
     var isOpen = false
     var identifier: UInt8
-    var ends: [End]
+    var ends: Ends
 }
 
 /// L2CAP connection-oriented channels: PSMs, opening, credit-based flow control, closing.

@@ -7,14 +7,14 @@ import Foundation
 /// with the server's answers.
 extension Engine {
     /// Queues an operation; it starts when those before it finished.
-    mutating func enqueue(_ operation: ClientOperation, on linkID: Int) {
+    mutating func enqueue(_ operation: ClientOperation, on linkID: LinkID) {
         links[linkID]?.client.operations.append(operation)
         startNextOperation(on: linkID)
     }
 
     /// Starts the head operation when the client is idle, skipping operations whose callers
     /// have gone (cancelled before their turn).
-    mutating func startNextOperation(on linkID: Int) {
+    mutating func startNextOperation(on linkID: LinkID) {
         while let link = links[linkID], !link.client.busy, let head = link.client.operations.first {
             if case .exchangeMTU = head.kind {} else if waiters[head.id] == nil {
                 links[linkID]?.client.operations.removeFirst()
@@ -31,7 +31,7 @@ extension Engine {
     }
 
     /// Starts the head operation's procedure: sends its first request, or completes it when it needs none.
-    mutating func sendHeadRequest(on linkID: Int, operation: OperationID) {
+    mutating func sendHeadRequest(on linkID: LinkID, operation: OperationID) {
         guard let link = links[linkID], let head = link.client.operations.first, head.id == operation else { return }
         var procedure = GATTProcedure(procedureKind(of: head.kind, on: link), mtu: link.mtu)
         let step = procedure.start()
@@ -40,7 +40,7 @@ extension Engine {
     }
 
     /// Sends a request for the head operation and arms its transaction timeout.
-    mutating func sendRequest(_ request: ATTPDU, on linkID: Int) {
+    mutating func sendRequest(_ request: ATTPDU, on linkID: LinkID) {
         guard links[linkID]?.client.operations.isEmpty == false else { return }
         if isRealistic {
             let deadline = now + configuration.attTransactionTimeout
@@ -51,7 +51,7 @@ extension Engine {
     }
 
     /// Instant timing: the request waits on the application, so its timeout starts now.
-    mutating func armInstantDeadline(on linkID: Int) {
+    mutating func armInstantDeadline(on linkID: LinkID) {
         guard !isRealistic, links[linkID]?.client.operations.isEmpty == false else { return }
         let deadline = clock.now() + configuration.attTransactionTimeout
         links[linkID]?.client.operations[0].deadline = deadline
@@ -82,7 +82,7 @@ extension Engine {
     // MARK: Answers
 
     /// A PDU from the server: a notification or indication, or the answer to the head request.
-    mutating func clientReceive(_ pdu: ATTPDU, on linkID: Int) {
+    mutating func clientReceive(_ pdu: ATTPDU, on linkID: LinkID) {
         switch pdu {
         case .handleValueNotification(let handle, let value):
             return valueReceived(Data(value), handle: handle, indication: false, on: linkID)
@@ -109,7 +109,7 @@ extension Engine {
     }
 
     /// Sends the procedure's next request, or ends the head operation with its outcome.
-    private mutating func follow(_ step: GATTProcedure.Step, on linkID: Int) {
+    private mutating func follow(_ step: GATTProcedure.Step, on linkID: LinkID) {
         switch step {
         case .send(let request):
             sendRequest(request, on: linkID)
@@ -158,7 +158,7 @@ extension Engine {
     }
 
     /// The head operation is done: its caller resumes and the next operation starts.
-    mutating func finishHead(on linkID: Int, _ outcome: Result<OperationResult, any Error>) {
+    mutating func finishHead(on linkID: LinkID, _ outcome: Result<OperationResult, any Error>) {
         guard let head = links[linkID]?.client.operations.popFirst() else { return }
         links[linkID]?.client.busy = false
         complete(head.id, outcome)

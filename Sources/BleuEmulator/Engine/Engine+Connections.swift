@@ -5,7 +5,7 @@ import Foundation
 /// Connecting, disconnecting, losing links.
 extension Engine {
     /// Starts or joins a connection attempt; the operation completes when the link is up.
-    mutating func connect(central key: Int, to peripheralID: UUID, timeout: Duration?, operation: OperationID) throws(BleuError) {
+    mutating func connect(central key: CentralKey, to peripheralID: UUID, timeout: Duration?, operation: OperationID) throws(BleuError) {
         guard let node = centrals[key] else { throw .invalidState(.managerGone) }
         if let error = node.state.unavailableError { throw error }
         guard let peripheral = node.known[peripheralID] else { throw .peripheralNotFound(peripheralID) }
@@ -31,14 +31,14 @@ extension Engine {
     }
 
     /// Whether a peripheral can be connected now: on, advertising and in range.
-    func isConnectable(_ key: Int) -> Bool {
+    func isConnectable(_ key: PeripheralKey) -> Bool {
         guard let node = peripherals[key] else { return false }
         return node.state == .poweredOn && node.advertising?.connectable == true && configuration.rssi.isInRange(node.distance)
     }
 
     /// Moves every attempt waiting for `peripheral` forward (it started advertising, came into
     /// range, or an attempt was made).
-    mutating func tryEstablish(central key: Int, peripheral: Int) {
+    mutating func tryEstablish(central key: CentralKey, peripheral: PeripheralKey) {
         guard let attempt = centrals[key]?.pending[peripheral], !attempt.establishing, isConnectable(peripheral) else { return }
         centrals[key]?.pending[peripheral]?.establishing = true
         if isRealistic {
@@ -48,7 +48,7 @@ extension Engine {
         }
     }
 
-    mutating func tryEstablishAll(peripheral: Int) {
+    mutating func tryEstablishAll(peripheral: PeripheralKey) {
         for key in centrals.keys.sorted() where centrals[key]?.pending[peripheral] != nil {
             tryEstablish(central: key, peripheral: peripheral)
         }
@@ -56,7 +56,7 @@ extension Engine {
 
     /// The first connection event: the link exists and the MTU exchange starts; the waiters
     /// resume when it completes.
-    mutating func establish(central key: Int, peripheral: Int, attempt: UInt64) {
+    mutating func establish(central key: CentralKey, peripheral: PeripheralKey, attempt: UInt64) {
         guard let centralNode = centrals[key], let pending = centralNode.pending[peripheral], pending.attempt == attempt,
               centralNode.links[peripheral] == nil else { return }
         guard isConnectable(peripheral), let peripheralNode = peripherals[peripheral] else {
@@ -73,7 +73,7 @@ extension Engine {
             }
             return
         }
-        let id = nextLinkID
+        let id = LinkID(rawValue: nextLinkID)
         nextLinkID += 1
         let centralID = identifier(of: centralNode.address, seenBy: peripheralNode.address)
         links[id] = Link(id: id, central: key, peripheral: peripheral, peripheralID: peripheralID, centralID: centralID)
@@ -82,7 +82,7 @@ extension Engine {
         centrals[key]?.known[peripheralID] = peripheral
         peripherals[peripheral]?.links[key] = id
         if isRealistic {
-            centrals[key]?.radio.addConnection(id, interval: configuration.connectionInterval,
+            centrals[key]?.radio.addConnection(id.rawValue, interval: configuration.connectionInterval,
                                                maximumExchangesPerEvent: configuration.maximumPacketsPerConnectionEvent ?? .max,
                                                at: now)
         }
@@ -92,7 +92,7 @@ extension Engine {
     }
 
     /// The MTU exchange completed: the central learns it is connected.
-    mutating func linkUp(_ id: Int) {
+    mutating func linkUp(_ id: LinkID) {
         guard let link = links[id], let node = centrals[link.central] else { return }
         links[id]?.isUp = true
         let waiters = node.pending[link.peripheral]?.waiters ?? []
@@ -102,7 +102,7 @@ extension Engine {
         for waiter in waiters { succeed(waiter) }
     }
 
-    mutating func connectionTimedOut(central key: Int, peripheral: Int, operation: OperationID) {
+    mutating func connectionTimedOut(central key: CentralKey, peripheral: PeripheralKey, operation: OperationID) {
         guard var attempt = centrals[key]?.pending[peripheral], attempt.waiters.contains(operation) else { return }
         fail(operation, BleuError.connectionTimeout(attempt.peripheralID))
         attempt.waiters.removeAll { $0 == operation }
@@ -114,7 +114,7 @@ extension Engine {
     }
 
     /// Drops an attempt nobody waits for any more, and the half-made link if there is one.
-    private mutating func abandonAttempt(central key: Int, peripheral: Int) {
+    private mutating func abandonAttempt(central key: CentralKey, peripheral: PeripheralKey) {
         centrals[key]?.pending.removeValue(forKey: peripheral)
         if let link = centrals[key]?.links[peripheral] {
             tearDown(link, centralReason: .localHostTerminated, peripheralReason: .remoteUserTerminated)
@@ -122,7 +122,7 @@ extension Engine {
     }
 
     /// Cancels an attempt, or ends the link: the operation completes once the link is down.
-    mutating func cancelConnection(central key: Int, peripheralID: UUID, operation: OperationID) {
+    mutating func cancelConnection(central key: CentralKey, peripheralID: UUID, operation: OperationID) {
         guard let node = centrals[key], let peripheral = node.known[peripheralID] else {
             succeed(operation)
             return
@@ -140,7 +140,7 @@ extension Engine {
 
     /// One side ends the link: LL_TERMINATE_IND goes over the air; both sides report the
     /// disconnection when it arrives.
-    mutating func terminate(_ linkID: Int, from direction: RadioSchedule.Direction, code: UInt8, waiter: OperationID?) {
+    mutating func terminate(_ linkID: LinkID, from direction: RadioSchedule.Direction, code: UInt8, waiter: OperationID?) {
         guard let link = links[linkID] else {
             if let waiter { succeed(waiter) }
             return
@@ -150,7 +150,7 @@ extension Engine {
         send(LinkPacket(direction: direction, payload: .terminate(code)), on: linkID)
     }
 
-    mutating func terminationReceived(_ code: UInt8, direction: RadioSchedule.Direction, on linkID: Int) {
+    mutating func terminationReceived(_ code: UInt8, direction: RadioSchedule.Direction, on linkID: LinkID) {
         if direction == .centralToPeripheral {
             tearDown(linkID, centralReason: .localHostTerminated, peripheralReason: DisconnectReason(hciCode: code))
         } else {
@@ -160,7 +160,7 @@ extension Engine {
 
     /// The link went silent. With realistic timing both sides notice after the supervision
     /// timeout; with instant timing at once.
-    mutating func loseLink(_ linkID: Int) {
+    mutating func loseLink(_ linkID: LinkID) {
         guard let link = links[linkID], link.lostAt == nil else { return }
         links[linkID]?.lostAt = now
         record(.linkLost, link: linkID, "no packet gets through; reported after the supervision timeout")
@@ -173,10 +173,10 @@ extension Engine {
 
     /// Ends a link on both sides with the reason each sees: operations fail, streams end,
     /// subscriptions end, both managers report it.
-    mutating func tearDown(_ linkID: Int, centralReason: DisconnectReason, peripheralReason: DisconnectReason) {
+    mutating func tearDown(_ linkID: LinkID, centralReason: DisconnectReason, peripheralReason: DisconnectReason) {
         guard let link = links.removeValue(forKey: linkID) else { return }
         centrals[link.central]?.links.removeValue(forKey: link.peripheral)
-        centrals[link.central]?.radio.removeConnection(linkID)
+        centrals[link.central]?.radio.removeConnection(linkID.rawValue)
         peripherals[link.peripheral]?.links.removeValue(forKey: link.central)
         record(.disconnected, link: linkID, "central: \(centralReason); peripheral: \(peripheralReason)")
         let error = BleuError.disconnected(link.peripheralID, centralReason)

@@ -5,7 +5,7 @@ import Foundation
 
 extension Engine {
     /// Publishes a channel on the lowest free dynamic LE PSM (0x0080–0x00FF).
-    mutating func publishChannel(peripheral key: Int, requiresEncryption: Bool) throws(BleuError) -> UInt16 {
+    mutating func publishChannel(peripheral key: PeripheralKey, requiresEncryption: Bool) throws(BleuError) -> UInt16 {
         guard let node = peripherals[key] else { throw .invalidState(.managerGone) }
         guard let psm = (UInt16(0x0080)...UInt16(0x00FF)).first(where: { node.psms[$0] == nil }) else {
             throw .limitReached(.dynamicPSMs)
@@ -14,30 +14,30 @@ extension Engine {
         return psm
     }
 
-    mutating func unpublishChannel(peripheral key: Int, psm: UInt16) throws(BleuError) {
+    mutating func unpublishChannel(peripheral key: PeripheralKey, psm: UInt16) throws(BleuError) {
         guard peripherals[key]?.psms.removeValue(forKey: psm) != nil else {
             throw .invalidState(.psmNotPublished(psm))
         }
     }
 
     /// A central asks to open a channel; the operation completes with it, or fails.
-    mutating func openChannel(psm: UInt16, on linkID: Int, operation: OperationID) {
+    mutating func openChannel(psm: UInt16, on linkID: LinkID, operation: OperationID) {
         guard var link = links[linkID] else { return fail(operation, BleuError.cancelled) }
-        let id = nextChannel
+        let id = ChannelID(rawValue: nextChannel)
         nextChannel += 1
         let identifier = link.nextSignalIdentifier
         link.nextSignalIdentifier = link.nextSignalIdentifier == 255 ? 1 : link.nextSignalIdentifier + 1
         links[linkID] = link
         let l2cap = configuration.l2cap
         let end = BusChannel.End(credits: 0, peerMTU: 0, peerMPS: 0)
-        channels[id] = BusChannel(id: id, link: linkID, psm: psm, opener: operation, identifier: identifier, ends: [end, end])
+        channels[id] = BusChannel(id: id, link: linkID, psm: psm, opener: operation, identifier: identifier, ends: BusChannel.Ends(central: end, peripheral: end))
         send(LinkPacket(direction: .centralToPeripheral,
                         payload: .signaling(.connectionRequest(identifier: identifier, psm: psm, channel: id, mtu: l2cap.mtu,
                                                                mps: l2cap.mps, credits: l2cap.initialCredits))),
              on: linkID)
     }
 
-    mutating func retryChannelOpen(_ id: Int) {
+    mutating func retryChannelOpen(_ id: ChannelID) {
         guard let channel = channels[id], !channel.isOpen else { return }
         let l2cap = configuration.l2cap
         send(LinkPacket(direction: .centralToPeripheral,
@@ -46,31 +46,31 @@ extension Engine {
              on: channel.link)
     }
 
-    mutating func failChannelOpen(_ id: Int, _ error: any Error) {
+    mutating func failChannelOpen(_ id: ChannelID, _ error: any Error) {
         guard let channel = channels.removeValue(forKey: id) else { return }
         if let opener = channel.opener { fail(opener, error) }
     }
 
-    mutating func signalReceived(_ signal: ChannelSignal, direction: RadioSchedule.Direction, on linkID: Int) {
+    mutating func signalReceived(_ signal: ChannelSignal, direction: RadioSchedule.Direction, on linkID: LinkID) {
         switch signal {
         case .connectionRequest(let identifier, let psm, let id, let mtu, let mps, let credits):
             connectionRequested(identifier: identifier, psm: psm, channel: id, mtu: mtu, mps: mps, credits: credits, on: linkID)
         case .connectionResponse(_, let id, let mtu, let mps, let credits, let result):
             connectionAnswered(channel: id, mtu: mtu, mps: mps, credits: credits, result: result)
         case .credits(let id, let count):
-            let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
+            let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
             guard channels[id] != nil else { return }
             channels[id]?.ends[side].credits += count
             pumpChannel(id, side: side)
         case .disconnectionRequest(let id):
-            let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
+            let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
             peerClosed(id, side: side)
         }
     }
 
     /// The peripheral side answers a connection request: PSM published, security enough, accepted.
-    private mutating func connectionRequested(identifier: UInt8, psm: UInt16, channel id: Int, mtu: Int, mps: Int, credits: Int,
-                                              on linkID: Int) {
+    private mutating func connectionRequested(identifier: UInt8, psm: UInt16, channel id: ChannelID, mtu: Int, mps: Int, credits: Int,
+                                              on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral], channels[id] != nil else { return }
         let l2cap = configuration.l2cap
         func respond(_ result: UInt16) {
@@ -81,27 +81,27 @@ extension Engine {
         }
         guard let requiresEncryption = node.psms[psm] else { return respond(0x0002) }
         if requiresEncryption, link.security < .encrypted { return respond(0x0008) }
-        channels[id]?.ends[BusChannel.peripheral].credits = credits
-        channels[id]?.ends[BusChannel.peripheral].peerMTU = mtu
-        channels[id]?.ends[BusChannel.peripheral].peerMPS = mps
-        let input = newStream(.channel(id, side: BusChannel.peripheral), limit: l2cap.initialCredits)
-        channels[id]?.ends[BusChannel.peripheral].input = input
+        channels[id]?.ends[ChannelSide.peripheral].credits = credits
+        channels[id]?.ends[ChannelSide.peripheral].peerMTU = mtu
+        channels[id]?.ends[ChannelSide.peripheral].peerMPS = mps
+        let input = newStream(.channel(id, side: ChannelSide.peripheral), limit: l2cap.initialCredits)
+        channels[id]?.ends[ChannelSide.peripheral].input = input
         respond(0x0000)
-        if let channel = makeChannel(id, BusChannel.peripheral, psm, link.centralID, input) {
+        if let channel = makeChannel(id, ChannelSide.peripheral, psm, link.centralID, input) {
             node.hub.yield(.l2capChannelOpened(channel))
         }
     }
 
-    private mutating func connectionAnswered(channel id: Int, mtu: Int, mps: Int, credits: Int, result: UInt16) {
+    private mutating func connectionAnswered(channel id: ChannelID, mtu: Int, mps: Int, credits: Int, result: UInt16) {
         guard let channel = channels[id], let link = links[channel.link] else { return }
         switch result {
         case 0x0000:
             channels[id]?.isOpen = true
-            channels[id]?.ends[BusChannel.central].credits = credits
-            channels[id]?.ends[BusChannel.central].peerMTU = mtu
-            channels[id]?.ends[BusChannel.central].peerMPS = mps
-            let input = newStream(.channel(id, side: BusChannel.central), limit: configuration.l2cap.initialCredits)
-            channels[id]?.ends[BusChannel.central].input = input
+            channels[id]?.ends[ChannelSide.central].credits = credits
+            channels[id]?.ends[ChannelSide.central].peerMTU = mtu
+            channels[id]?.ends[ChannelSide.central].peerMPS = mps
+            let input = newStream(.channel(id, side: ChannelSide.central), limit: configuration.l2cap.initialCredits)
+            channels[id]?.ends[ChannelSide.central].input = input
             channels[id]?.opener = nil
             if let opener = channel.opener { succeed(opener, .channel(id, input: input)) }
         case 0x0008 where configuration.pairing.pairsOnInsufficientSecurity && link.security < .encrypted:
@@ -116,8 +116,8 @@ extension Engine {
     // MARK: Data
 
     /// Queues an SDU; the operation completes once all of its K-frames got credits and went out.
-    mutating func channelSend(_ sdu: Data, channel id: Int, side: Int, operation: OperationID) throws(BleuError) {
-        guard let channel = channels[id], !channel.ends[side].closed, channel.ends[1 - side].closed == false else {
+    mutating func channelSend(_ sdu: Data, channel id: ChannelID, side: ChannelSide, operation: OperationID) throws(BleuError) {
+        guard let channel = channels[id], !channel.ends[side].closed, channel.ends[side.peer].closed == false else {
             throw .invalidState(.channelClosed)
         }
         let end = channel.ends[side]
@@ -127,7 +127,7 @@ extension Engine {
     }
 
     /// Sends K-frames while the end has credits.
-    private mutating func pumpChannel(_ id: Int, side: Int) {
+    private mutating func pumpChannel(_ id: ChannelID, side: ChannelSide) {
         while let channel = channels[id], channel.ends[side].credits > 0, var head = channel.ends[side].outgoing.first {
             let length = min(head.bytesLeft, channel.ends[side].peerMPS)
             head.bytesLeft -= length
@@ -138,7 +138,7 @@ extension Engine {
             } else {
                 channels[id]?.ends[side].outgoing[0] = head
             }
-            let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
+            let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
             send(LinkPacket(direction: direction, payload: .kframe(channel: id, length: length, sdu: done ? head.sdu : nil)),
                  on: channel.link)
             if done { succeed(head.waiter) }
@@ -148,8 +148,8 @@ extension Engine {
     /// A K-frame arrived. The receiver reassembles SDUs: a frame that does not end one frees
     /// its buffer at once (its credit goes back); the frame that ends one holds its credit
     /// until the application takes the SDU, so the input never holds more SDUs than credits.
-    mutating func kframeReceived(channel id: Int, length: Int, sdu: Data?, direction: RadioSchedule.Direction) {
-        let side = direction == .centralToPeripheral ? BusChannel.peripheral : BusChannel.central
+    mutating func kframeReceived(channel id: ChannelID, length: Int, sdu: Data?, direction: RadioSchedule.Direction) {
+        let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
         guard let channel = channels[id], !channel.ends[side].closed, let input = channel.ends[side].input else { return }
         guard let sdu else {
             send(LinkPacket(direction: direction == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral,
@@ -161,11 +161,11 @@ extension Engine {
     }
 
     /// The application took an SDU: its K-frames' credits go back to the sender.
-    mutating func channelInputConsumed(_ id: Int, side: Int) {
+    mutating func channelInputConsumed(_ id: ChannelID, side: ChannelSide) {
         guard let channel = channels[id], channel.ends[side].heldCredits > 0 else { return }
         channels[id]?.ends[side].heldCredits -= 1
         guard !channel.ends[side].closed, links[channel.link] != nil else { return }
-        let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
+        let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
         send(LinkPacket(direction: direction, payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
     }
 
@@ -173,13 +173,13 @@ extension Engine {
 
     /// Closes a channel from one end (`side`), or, with `side` `nil`, because the link is gone
     /// (`error` for the central's end, `peripheralError` for the peripheral's).
-    mutating func closeChannel(_ id: Int, side: Int?, error: (any Error)? = nil, peripheralError: (any Error)? = nil) {
+    mutating func closeChannel(_ id: ChannelID, side: ChannelSide?, error: (any Error)? = nil, peripheralError: (any Error)? = nil) {
         guard let channel = channels[id] else { return }
         guard let side else {
             channels.removeValue(forKey: id)
             if let opener = channel.opener { fail(opener, error ?? BleuError.cancelled) }
-            for end in [BusChannel.central, BusChannel.peripheral] {
-                let endError = end == BusChannel.central ? error : (peripheralError ?? error)
+            for end in [ChannelSide.central, ChannelSide.peripheral] {
+                let endError = end == ChannelSide.central ? error : (peripheralError ?? error)
                 let error = endError ?? BleuError.invalidState(.channelClosed)
                 endChannelEnd(channel.ends[end], sendError: error, inputError: error)
             }
@@ -188,7 +188,7 @@ extension Engine {
         guard !channel.ends[side].closed else { return }
         channels[id]?.ends[side].closed = true
         endChannelEnd(channel.ends[side], sendError: BleuError.invalidState(.channelClosed), inputError: nil)
-        let direction: RadioSchedule.Direction = side == BusChannel.central ? .centralToPeripheral : .peripheralToCentral
+        let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
         if links[channel.link] != nil, channel.isOpen {
             send(LinkPacket(direction: direction, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
         } else {
@@ -200,7 +200,7 @@ extension Engine {
     }
 
     /// The peer closed its end: this end's input ends after what it holds and its sends fail.
-    private mutating func peerClosed(_ id: Int, side: Int) {
+    private mutating func peerClosed(_ id: ChannelID, side: ChannelSide) {
         guard let channel = channels[id] else { return }
         channels[id]?.ends[side].closed = true
         endChannelEnd(channel.ends[side], sendError: BleuError.invalidState(.channelClosedByPeer), inputError: nil)

@@ -8,7 +8,7 @@ extension Engine {
 
     /// Creates a central, or hands a restorable one to a new manager (CoreBluetooth's
     /// willRestoreState): its links, scan and subscriptions carry over.
-    mutating func attachCentral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: Int, generation: Int, hub: EventHub<CentralEvent>) {
+    mutating func attachCentral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: CentralKey, generation: Int, hub: EventHub<CentralEvent>) {
         let hub = EventHub<CentralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
         let mtu = (mtu ?? configuration.centralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
         if let restoreIdentifier, let key = restorableCentrals[restoreIdentifier], var node = centrals[key] {
@@ -28,7 +28,7 @@ extension Engine {
             centrals[key] = node
             return (key, node.generation, hub)
         }
-        let key = nextKey
+        let key = CentralKey(rawValue: nextKey)
         nextKey += 1
         let address = newAddress(device: device ?? restoreIdentifier.map { "central:" + $0 })
         hub.setPrefix([.stateChanged(.poweredOn)])
@@ -39,7 +39,7 @@ extension Engine {
 
     /// The manager went away. A restorable central keeps its links, scan and subscriptions for
     /// its successor; any other ends them, as when an application terminates.
-    mutating func detachCentral(_ key: Int, generation: Int) {
+    mutating func detachCentral(_ key: CentralKey, generation: Int) {
         guard let node = centrals[key], node.generation == generation, node.attached else { return }
         node.hub.finish()
         finishStreams(ofCentral: key)
@@ -60,12 +60,12 @@ extension Engine {
     }
 
     /// The node behind a manager, or the error when the manager was replaced.
-    func central(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
+    func central(_ key: CentralKey, generation: Int) throws(BleuError) -> CentralNode {
         try Self.current(centrals[key], generation: generation, powered: false)
     }
 
     /// Like ``central(_:generation:)`` and also requires the radio to be on.
-    func poweredCentral(_ key: Int, generation: Int) throws(BleuError) -> CentralNode {
+    func poweredCentral(_ key: CentralKey, generation: Int) throws(BleuError) -> CentralNode {
         try Self.current(centrals[key], generation: generation, powered: true)
     }
 
@@ -96,7 +96,7 @@ extension Engine {
     /// The test changes the central's radio state. Leaving `poweredOn` ends every connection
     /// (with the reasons of ``disconnectReasons(leavingPowerFor:)``), fails pending attempts
     /// and stops the scan with the state's error, as a real stack does.
-    mutating func setState(_ state: ManagerState, ofCentral key: Int) {
+    mutating func setState(_ state: ManagerState, ofCentral key: CentralKey) {
         guard let node = centrals[key], node.state != state else { return }
         centrals[key]?.state = state
         var prefix: [CentralEvent] = [.stateChanged(state)]
@@ -116,7 +116,7 @@ extension Engine {
         }
     }
 
-    private mutating func finishStreams(ofCentral key: Int) {
+    private mutating func finishStreams(ofCentral key: CentralKey) {
         guard let node = centrals[key] else { return }
         if let stream = node.scan?.stream { endStream(stream, error: nil) }
         for linkID in node.links.values {
@@ -132,7 +132,7 @@ extension Engine {
 
     /// Creates a peripheral, or hands a restorable one to a new manager: its services and
     /// advertising carry over.
-    mutating func attachPeripheral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: Int, generation: Int, hub: EventHub<PeripheralEvent>) {
+    mutating func attachPeripheral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: PeripheralKey, generation: Int, hub: EventHub<PeripheralEvent>) {
         let hub = EventHub<PeripheralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
         let mtu = (mtu ?? configuration.peripheralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
         if let restoreIdentifier, let key = restorablePeripherals[restoreIdentifier], var node = peripherals[key] {
@@ -148,7 +148,7 @@ extension Engine {
             peripherals[key] = node
             return (key, node.generation, hub)
         }
-        let key = nextKey
+        let key = PeripheralKey(rawValue: nextKey)
         nextKey += 1
         let address = newAddress(device: device ?? restoreIdentifier.map { "peripheral:" + $0 })
         hub.setPrefix([.stateChanged(.poweredOn)])
@@ -160,7 +160,7 @@ extension Engine {
 
     /// The manager went away. A restorable peripheral keeps its services, advertising and
     /// links for its successor; any other disappears from the air.
-    mutating func detachPeripheral(_ key: Int, generation: Int) {
+    mutating func detachPeripheral(_ key: PeripheralKey, generation: Int) {
         guard let node = peripherals[key], node.generation == generation, node.attached else { return }
         node.hub.finish()
         if node.restoreIdentifier != nil {
@@ -174,11 +174,11 @@ extension Engine {
         peripherals.removeValue(forKey: key)
     }
 
-    func peripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
+    func peripheral(_ key: PeripheralKey, generation: Int) throws(BleuError) -> PeripheralNode {
         try Self.current(peripherals[key], generation: generation, powered: false)
     }
 
-    func poweredPeripheral(_ key: Int, generation: Int) throws(BleuError) -> PeripheralNode {
+    func poweredPeripheral(_ key: PeripheralKey, generation: Int) throws(BleuError) -> PeripheralNode {
         try Self.current(peripherals[key], generation: generation, powered: true)
     }
 
@@ -186,7 +186,7 @@ extension Engine {
     /// ends every connection (with the reasons of ``disconnectReasons(leavingPowerFor:)``)
     /// and clears the GATT database and L2CAP PSMs — CoreBluetooth's
     /// peripheral manager requires services to be added again after power returns.
-    mutating func setState(_ state: ManagerState, ofPeripheral key: Int) {
+    mutating func setState(_ state: ManagerState, ofPeripheral key: PeripheralKey) {
         guard let node = peripherals[key], node.state != state else { return }
         peripherals[key]?.state = state
         var prefix: [PeripheralEvent] = [.stateChanged(state)]
@@ -206,7 +206,7 @@ extension Engine {
     /// Places a peripheral `distance` metres from every central. Out of range, its links are
     /// lost (supervision timeout) and scans stop hearing it; back in range, pending connection
     /// attempts proceed.
-    mutating func setDistance(_ distance: Double, ofPeripheral key: Int) {
+    mutating func setDistance(_ distance: Double, ofPeripheral key: PeripheralKey) {
         guard let node = peripherals[key] else { return }
         peripherals[key]?.distance = max(0, distance)
         if configuration.rssi.isInRange(distance) {
@@ -218,7 +218,7 @@ extension Engine {
     }
 
     /// The RSSI a central measures from a peripheral now, with noise.
-    mutating func rssi(ofPeripheral key: Int) -> Int {
+    mutating func rssi(ofPeripheral key: PeripheralKey) -> Int {
         let model = configuration.rssi
         let mean = model.meanRSSI(atDistance: peripherals[key]?.distance ?? model.defaultDistance)
         guard model.variation > 0 else { return mean }

@@ -21,12 +21,12 @@ extension Engine {
     /// event, and retrying would never fit. So, as for a central that is not subscribed, the
     /// call returns `true` when nothing is queued; ``EmulatedPeripheralManager/maximumUpdateValueLength(for:)`` says
     /// what fits beforehand.
-    mutating func updateValue(peripheral key: Int, _ value: Data, for characteristic: PublishedCharacteristic,
+    mutating func updateValue(peripheral key: PeripheralKey, _ value: Data, for characteristic: PublishedCharacteristic,
                               centrals filter: [UUID]?) -> Bool {
         guard let node = peripherals[key], node.state == .poweredOn else { return false }
         let handle = characteristic.valueHandle
         guard node.database.characteristic(valueHandle: handle)?.uuid == characteristic.uuid else { return true }
-        var tooLong: [Int] = []
+        var tooLong: [LinkID] = []
         let targets = node.links.values.sorted().filter { id in
             guard let link = links[id], let bits = link.server.configurations[handle], bits != 0 else { return false }
             if let filter, !filter.contains(link.centralID) { return false }
@@ -57,7 +57,7 @@ extension Engine {
     }
 
     /// Moves queued values onto the air while the central's streams have room for them.
-    mutating func pumpOutbox(_ linkID: Int) {
+    mutating func pumpOutbox(_ linkID: LinkID) {
         while let link = links[linkID], let head = link.outbox.first {
             if link.server.configurations[head.handle] == nil {
                 links[linkID]?.outbox.removeFirst()
@@ -80,7 +80,7 @@ extension Engine {
 
     /// A notification or indication reached the central: every stream of the characteristic
     /// gets it; an indication is confirmed.
-    mutating func valueReceived(_ value: Data, handle: UInt16, indication: Bool, on linkID: Int) {
+    mutating func valueReceived(_ value: Data, handle: UInt16, indication: Bool, on linkID: LinkID) {
         guard let link = links[linkID] else { return }
         links[linkID]?.inFlight[handle] = max(0, (link.inFlight[handle] ?? 1) - 1)
         for stream in link.valueStreams[handle] ?? [] { push(.data(value), to: stream) }
@@ -92,7 +92,7 @@ extension Engine {
         pumpOutbox(linkID)
     }
 
-    mutating func indicationConfirmed(on linkID: Int) {
+    mutating func indicationConfirmed(on linkID: LinkID) {
         guard links[linkID]?.indicationInFlight == true else { return }
         links[linkID]?.indicationInFlight = false
         releaseQueuedValues(1, on: linkID)
@@ -100,7 +100,7 @@ extension Engine {
     }
 
     /// A central unsubscribed: its queued values for the characteristic are dropped.
-    mutating func dropQueuedValues(handle: UInt16, on linkID: Int) {
+    mutating func dropQueuedValues(handle: UInt16, on linkID: LinkID) {
         guard let link = links[linkID] else { return }
         let dropped = link.outbox.filter { $0.handle == handle }.count
         links[linkID]?.outbox.removeAll { $0.handle == handle }
@@ -108,14 +108,14 @@ extension Engine {
     }
 
     /// Values left a link's share of the peripheral's queue.
-    mutating func releaseQueuedValues(_ count: Int, on linkID: Int) {
+    mutating func releaseQueuedValues(_ count: Int, on linkID: LinkID) {
         guard count > 0, let link = links[linkID] else { return }
         links[linkID]?.queuedValues -= count
         releaseQueuedValues(count, of: link.peripheral)
     }
 
     /// Values left the peripheral's queue; the application hears it has room again if it was told no.
-    mutating func releaseQueuedValues(_ count: Int, of peripheral: Int) {
+    mutating func releaseQueuedValues(_ count: Int, of peripheral: PeripheralKey) {
         guard count > 0, let node = peripherals[peripheral] else { return }
         peripherals[peripheral]?.queuedValues = max(0, node.queuedValues - count)
         if node.readyPending, (peripherals[peripheral]?.queuedValues ?? 0) < configuration.notificationQueueDepth {
@@ -129,7 +129,7 @@ extension Engine {
     /// A configuration write completed: with notifications or indications on, the caller gets
     /// a new value stream; off, the characteristic's streams end.
     mutating func configured(_ characteristic: RemoteCharacteristic, bits: UInt16, sink: StreamSink?,
-                             on linkID: Int) -> OperationResult {
+                             on linkID: LinkID) -> OperationResult {
         let handle = characteristic.valueHandle
         if bits == 0 {
             links[linkID]?.subscriptions.removeValue(forKey: handle)
@@ -141,7 +141,7 @@ extension Engine {
     }
 
     /// Another stream of an enabled characteristic's values.
-    mutating func addValueStream(handle: UInt16, on linkID: Int, sink: StreamSink? = nil) -> Int {
+    mutating func addValueStream(handle: UInt16, on linkID: LinkID, sink: StreamSink? = nil) -> StreamID {
         let stream = newStream(.subscription(link: linkID, handle: handle), limit: configuration.subscriptionBufferLimit,
                                sink: sink)
         links[linkID]?.valueStreams[handle, default: []].append(stream)
@@ -151,7 +151,7 @@ extension Engine {
     // MARK: Write without response
 
     /// Sends a write command if the link has a free slot.
-    mutating func writeWithoutResponse(_ value: Data, handle: UInt16, on linkID: Int) throws(BleuError) {
+    mutating func writeWithoutResponse(_ value: Data, handle: UInt16, on linkID: LinkID) throws(BleuError) {
         guard let link = links[linkID] else { return }
         guard link.writesInFlight < configuration.writeWithoutResponseQueueDepth else {
             links[linkID]?.writeReadyPending = true
@@ -162,7 +162,7 @@ extension Engine {
     }
 
     /// Whether a write command would be accepted now; a `false` answer asks for the ready event.
-    mutating func canSendWriteWithoutResponse(on linkID: Int) -> Bool {
+    mutating func canSendWriteWithoutResponse(on linkID: LinkID) -> Bool {
         guard let link = links[linkID] else { return false }
         if link.writesInFlight < configuration.writeWithoutResponseQueueDepth { return true }
         links[linkID]?.writeReadyPending = true
@@ -170,7 +170,7 @@ extension Engine {
     }
 
     /// A write command's slot freed: the peripheral's application took it, or it was dropped.
-    mutating func writeSlotFreed(on linkID: Int) {
+    mutating func writeSlotFreed(on linkID: LinkID) {
         guard let link = links[linkID] else { return }
         links[linkID]?.writesInFlight = max(0, link.writesInFlight - 1)
         if link.writeReadyPending {

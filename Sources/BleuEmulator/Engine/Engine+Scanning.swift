@@ -8,7 +8,7 @@ extension Engine {
 
     /// Starts (or replaces) advertising. Each payload must encode within 31 bytes; scanners
     /// decode exactly the bytes sent.
-    mutating func startAdvertising(peripheral key: Int, _ advertisement: AdvertisingData,
+    mutating func startAdvertising(peripheral key: PeripheralKey, _ advertisement: AdvertisingData,
                                    scanResponse: AdvertisingData?, connectable: Bool = true) throws(BleuError) {
         let encoded: Data
         var response: Data?
@@ -38,12 +38,12 @@ extension Engine {
         tryEstablishAll(peripheral: key)
     }
 
-    mutating func stopAdvertising(peripheral key: Int) {
+    mutating func stopAdvertising(peripheral key: PeripheralKey) {
         peripherals[key]?.advertising = nil
     }
 
     /// Scanners hear a peripheral that started advertising, changed its data or came back in range.
-    mutating func advertisingChanged(peripheral key: Int) {
+    mutating func advertisingChanged(peripheral key: PeripheralKey) {
         guard let advertising = peripherals[key]?.advertising else { return }
         for central in centrals.keys.sorted() {
             guard let scan = centrals[central]?.scan else { continue }
@@ -60,14 +60,14 @@ extension Engine {
     /// When advertising event `index` of a peripheral happens: every advertising interval,
     /// plus the specification's pseudo-random advDelay of 0–10 ms (Vol 6 Part B §4.4.2.2),
     /// drawn from the bus seed so runs repeat.
-    func advertisingTime(of key: Int, index: Int64) -> Duration {
+    func advertisingTime(of key: PeripheralKey, index: Int64) -> Duration {
         guard let node = peripherals[key], let advertising = node.advertising else { return now }
         var random = SeededRandomNumberGenerator(seed: seed ^ node.address &* 0x9E37_79B9 ^ UInt64(bitPattern: index) &* 0xBF58_476D)
         let delay = Int64(random.next() % 10_001)
         return advertising.since + configuration.advertisingInterval * Int(index) + .microseconds(delay)
     }
 
-    private func advertisingIndex(of key: Int, atOrAfter time: Duration) -> Int64 {
+    private func advertisingIndex(of key: PeripheralKey, atOrAfter time: Duration) -> Int64 {
         guard let advertising = peripherals[key]?.advertising else { return 0 }
         let elapsed = (time - advertising.since).nanoseconds
         var index = max(0, elapsed / configuration.advertisingInterval.nanoseconds - 1)
@@ -78,7 +78,7 @@ extension Engine {
     // MARK: Scanning
 
     /// Starts a scan (ending the one running) and returns its stream.
-    mutating func startScan(central key: Int, options: ScanOptions, sink: StreamSink? = nil) -> Int {
+    mutating func startScan(central key: CentralKey, options: ScanOptions, sink: StreamSink? = nil) -> StreamID {
         stopScan(central: key)
         let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit, sink: sink)
         let id = nextAttempt
@@ -98,13 +98,13 @@ extension Engine {
     }
 
     /// Stops the scan; its stream ends normally.
-    mutating func stopScan(central key: Int) {
+    mutating func stopScan(central key: CentralKey) {
         guard let scan = centrals[key]?.scan else { return }
         centrals[key]?.scan = nil
         if let stream = scan.stream { endStream(stream, error: nil) }
     }
 
-    mutating func advertisingEvent(central key: Int, scan: UInt64, peripheral: Int, advertising: UInt64, index: Int64) {
+    mutating func advertisingEvent(central key: CentralKey, scan: UInt64, peripheral: PeripheralKey, advertising: UInt64, index: Int64) {
         guard let session = centrals[key]?.scan, session.id == scan,
               peripherals[peripheral]?.advertising?.id == advertising else { return }
         hear(central: key, peripheral: peripheral)
@@ -116,7 +116,7 @@ extension Engine {
     /// The central's scan hears one advertisement of a peripheral, if it can: the peripheral
     /// advertises and is in range, the scan's filters match, and (without duplicates) it was
     /// not reported in this scan yet.
-    mutating func hear(central key: Int, peripheral: Int) {
+    mutating func hear(central key: CentralKey, peripheral: PeripheralKey) {
         guard let node = centrals[key], node.state == .poweredOn, let scan = node.scan, let stream = scan.stream,
               let peripheralNode = peripherals[peripheral], peripheralNode.state == .poweredOn,
               let advertising = peripheralNode.advertising,
@@ -139,7 +139,7 @@ extension Engine {
     }
 
     /// Instant timing: the scan stream made room, so advertisers heard while it was full are reported.
-    mutating func pumpScanBacklog(_ key: Int) {
+    mutating func pumpScanBacklog(_ key: CentralKey) {
         while let scan = centrals[key]?.scan, let stream = scan.stream, hasRoom(stream),
               let peripheral = centrals[key]?.scan?.backlog.popFirst() {
             hear(central: key, peripheral: peripheral)

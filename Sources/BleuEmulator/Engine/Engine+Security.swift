@@ -9,7 +9,7 @@ import Foundation
 extension Engine {
     /// Raises the link's security to `required`, then resumes what waits for it. Requests that
     /// arrive meanwhile wait behind the one that triggered it.
-    mutating func startSecurity(on linkID: Int, required: SecurityLevel, resumption: PairingResumption) {
+    mutating func startSecurity(on linkID: LinkID, required: SecurityLevel, resumption: PairingResumption) {
         guard let link = links[linkID], let central = centrals[link.central], let peripheral = peripherals[link.peripheral] else { return }
         if links[linkID]?.pairing != nil {
             links[linkID]?.pairing?.resumptions.append(resumption)
@@ -61,7 +61,7 @@ extension Engine {
     }
 
     /// Sends the next step, or finishes when none is left.
-    private mutating func advancePairing(on linkID: Int) {
+    private mutating func advancePairing(on linkID: LinkID) {
         guard let step = links[linkID]?.pairing?.steps.popFirst() else {
             finishPairing(on: linkID)
             return
@@ -76,7 +76,7 @@ extension Engine {
         }
     }
 
-    private mutating func askPasskey(on linkID: Int) {
+    private mutating func askPasskey(on linkID: LinkID) {
         guard let link = links[linkID], let pairing = link.pairing, let passkey = pairing.passkey else { return }
         guard let handler = centrals[link.central]?.passkeyHandler else {
             failPairingStep(on: linkID, reason: 0x01)
@@ -88,7 +88,7 @@ extension Engine {
 
     /// The central's user entered a passkey (or cancelled): pairing goes on, or fails with
     /// Passkey Entry Failed (cancelled) or Confirm Value Failed (a wrong passkey).
-    mutating func passkeyEntered(_ entered: UInt32?, on linkID: Int, procedure: UInt64) {
+    mutating func passkeyEntered(_ entered: UInt32?, on linkID: LinkID, procedure: UInt64) {
         catchUp()
         guard let pairing = links[linkID]?.pairing, pairing.id == procedure else { return }
         if entered == nil {
@@ -102,12 +102,12 @@ extension Engine {
         }
     }
 
-    private mutating func failPairingStep(on linkID: Int, reason: UInt8) {
+    private mutating func failPairingStep(on linkID: LinkID, reason: UInt8) {
         links[linkID]?.pairing?.steps = [.smp(SMPMessage(code: .pairingFailed, direction: .centralToPeripheral, reason: reason))]
         advancePairing(on: linkID)
     }
 
-    mutating func pairingReceived(_ message: SMPMessage, on linkID: Int) {
+    mutating func pairingReceived(_ message: SMPMessage, on linkID: LinkID) {
         guard links[linkID]?.pairing != nil else { return }
         if message.code == .pairingFailed {
             failPairing(on: linkID, reason: SMPReason(rawValue: message.reason))
@@ -116,12 +116,12 @@ extension Engine {
         advancePairing(on: linkID)
     }
 
-    mutating func encryptionReceived(_ step: EncryptionStep, on linkID: Int) {
+    mutating func encryptionReceived(_ step: EncryptionStep, on linkID: LinkID) {
         guard links[linkID]?.pairing != nil else { return }
         advancePairing(on: linkID)
     }
 
-    private mutating func finishPairing(on linkID: Int) {
+    private mutating func finishPairing(on linkID: LinkID) {
         guard let link = links[linkID], let pairing = link.pairing else { return }
         links[linkID]?.pairing = nil
         links[linkID]?.security = pairing.level
@@ -139,7 +139,7 @@ extension Engine {
         }
     }
 
-    private mutating func failPairing(on linkID: Int, reason: SMPReason) {
+    private mutating func failPairing(on linkID: LinkID, reason: SMPReason) {
         guard let pairing = links[linkID]?.pairing else { return }
         links[linkID]?.pairing = nil
         record(.security, link: linkID, "pairing failed: \(reason)")

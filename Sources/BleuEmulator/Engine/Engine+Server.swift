@@ -7,7 +7,7 @@ import Foundation
 /// state; the engine carries its answers over the link, hands reads and writes of
 /// application values to the application, and injects the configured ATT faults.
 extension Engine {
-    mutating func serverReceive(_ pdu: ATTPDU, on linkID: Int) {
+    mutating func serverReceive(_ pdu: ATTPDU, on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
         if case .handleValueConfirmation = pdu { return indicationConfirmed(on: linkID) }
         var connection = link.server.connection
@@ -48,12 +48,12 @@ extension Engine {
         }
     }
 
-    private mutating func answer(_ pdu: ATTPDU, on linkID: Int) {
+    private mutating func answer(_ pdu: ATTPDU, on linkID: LinkID) {
         send(LinkPacket(direction: .peripheralToCentral, payload: .att(pdu)), on: linkID)
     }
 
     /// Draws an injected ATT error for a read or write, if faults are on.
-    private mutating func injectedError(on linkID: Int) -> ATTError? {
+    private mutating func injectedError(on linkID: LinkID) -> ATTError? {
         guard configuration.faults.attError > 0,
               Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.attError else { return nil }
         record(.fault, link: linkID, "ATT error \(configuration.faults.injectedError.rawValue) injected (seed \(seed))")
@@ -61,7 +61,7 @@ extension Engine {
     }
 
     /// Hands a request to the application and remembers it until it answers.
-    private mutating func ask(_ operation: PendingServerRequest.Operation, on linkID: Int) -> UInt64 {
+    private mutating func ask(_ operation: PendingServerRequest.Operation, on linkID: LinkID) -> UInt64 {
         let id = nextRequest
         nextRequest += 1
         guard let link = links[linkID] else { return id }
@@ -73,7 +73,7 @@ extension Engine {
 
     /// The application answers a read. Bytes past what one response carries go in later blob
     /// reads; the value is capped at 512 bytes.
-    mutating func respondToRead(peripheral key: Int, request: UInt64, with result: Result<Data, ATTError>) {
+    mutating func respondToRead(peripheral key: PeripheralKey, request: UInt64, with result: Result<Data, ATTError>) {
         guard let (linkID, link, pending) = takePendingRequest(request, of: key),
               case .read(let operation) = pending.operation else { return }
         switch result {
@@ -83,7 +83,7 @@ extension Engine {
     }
 
     /// The application answers writes that need a response.
-    mutating func respondToWrite(peripheral key: Int, request: UInt64, with result: Result<Void, ATTError>) {
+    mutating func respondToWrite(peripheral key: PeripheralKey, request: UInt64, with result: Result<Void, ATTError>) {
         guard let (linkID, _, pending) = takePendingRequest(request, of: key),
               case .write(let operation) = pending.operation else { return }
         let response = switch result {
@@ -94,7 +94,7 @@ extension Engine {
     }
 
     /// The request the application answers, if it still waits for an answer; it no longer does.
-    private mutating func takePendingRequest(_ request: UInt64, of key: Int) -> (Int, Link, PendingServerRequest)? {
+    private mutating func takePendingRequest(_ request: UInt64, of key: PeripheralKey) -> (LinkID, Link, PendingServerRequest)? {
         guard let linkID = peripherals[key]?.requests.removeValue(forKey: request), let link = links[linkID],
               let pending = link.server.pending, pending.id == request else { return nil }
         links[linkID]?.server.pending = nil
@@ -104,7 +104,7 @@ extension Engine {
     /// A central wrote a Client Characteristic Configuration descriptor: the peripheral's
     /// application learns when it subscribes or unsubscribes.
     private mutating func subscriptionChanged(_ characteristic: PublishedCharacteristic, from old: UInt16, to bits: UInt16,
-                                              on linkID: Int) {
+                                              on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
         if old == 0, bits != 0 {
             node.hub.yield(.subscribed(central: link.centralID, characteristic: characteristic))
@@ -116,7 +116,7 @@ extension Engine {
 
     /// A write command the server accepted: no answer ever; its write-without-response slot
     /// frees once the application has taken it.
-    private mutating func writeCommand(_ requests: [WriteRequest], on linkID: Int) {
+    private mutating func writeCommand(_ requests: [WriteRequest], on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
         let id = nextRequest
         nextRequest += 1

@@ -6,8 +6,8 @@ import Foundation
 /// buffers and back-pressure: when a consumer takes a value, the engine lets the link move
 /// the next one.
 extension Engine {
-    mutating func newStream(_ owner: ValueStream.Owner, limit: Int, sink: StreamSink? = nil) -> Int {
-        let id = nextStream
+    mutating func newStream(_ owner: ValueStream.Owner, limit: Int, sink: StreamSink? = nil) -> StreamID {
+        let id = StreamID(rawValue: nextStream)
         nextStream += 1
         streams[id] = ValueStream(owner: owner, limit: max(1, limit), sink: sink)
         return id
@@ -16,7 +16,7 @@ extension Engine {
     /// Hands an element to a stream: to a waiting consumer at once, else into the buffer.
     /// Returns `false`, and keeps nothing, when the buffer is full or the stream ended.
     @discardableResult
-    mutating func push(_ element: ValueStream.Element, to id: Int) -> Bool {
+    mutating func push(_ element: ValueStream.Element, to id: StreamID) -> Bool {
         guard var stream = streams[id], stream.end == nil else { return false }
         if let sink = stream.sink {
             sink(.element(element))
@@ -36,16 +36,16 @@ extension Engine {
         return true
     }
 
-    func hasRoom(_ id: Int) -> Bool {
+    func hasRoom(_ id: StreamID) -> Bool {
         streams[id].map { $0.end == nil && $0.hasRoom } ?? false
     }
 
-    func bufferedCount(_ id: Int) -> Int {
+    func bufferedCount(_ id: StreamID) -> Int {
         streams[id]?.buffer.count ?? 0
     }
 
     /// Ends a stream after what it buffered: normally with a `nil` error, else with the error.
-    mutating func endStream(_ id: Int, error: (any Error)?) {
+    mutating func endStream(_ id: StreamID, error: (any Error)?) {
         guard var stream = streams[id], stream.end == nil else { return }
         if let sink = stream.sink {
             streams[id] = nil
@@ -63,7 +63,7 @@ extension Engine {
     }
 
     /// The consumer asks for the next element: it gets one now, or waits.
-    mutating func nextElement(_ id: Int, waiter: CheckedContinuation<ValueStream.Element?, any Error>) {
+    mutating func nextElement(_ id: StreamID, waiter: CheckedContinuation<ValueStream.Element?, any Error>) {
         guard var stream = streams[id] else {
             waiter.resume(returning: nil)
             return
@@ -88,7 +88,7 @@ extension Engine {
     }
 
     /// The consumer's task was cancelled or it let go of the stream: the stream is gone.
-    mutating func removeStream(_ id: Int) {
+    mutating func removeStream(_ id: StreamID) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         stream.waiter?.resume(returning: nil)
         stream.sink?(.end(nil))

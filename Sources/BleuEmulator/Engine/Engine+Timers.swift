@@ -5,12 +5,12 @@ import Foundation
 /// Something the engine does at a time: deliver a packet at the end of its air time, finish
 /// establishing a connection, hear an advertising event, time out.
 enum TimerAction {
-    case deliver(link: Int, packet: LinkPacket, airStart: Duration)
-    case establish(central: Int, peripheral: Int, attempt: UInt64)
-    case connectTimeout(central: Int, peripheral: Int, operation: OperationID)
-    case advertisingEvent(central: Int, scan: UInt64, peripheral: Int, advertising: UInt64, index: Int64)
-    case supervisionTimeout(link: Int)
-    case sendRequest(link: Int, operation: OperationID)
+    case deliver(link: LinkID, packet: LinkPacket, airStart: Duration)
+    case establish(central: CentralKey, peripheral: PeripheralKey, attempt: UInt64)
+    case connectTimeout(central: CentralKey, peripheral: PeripheralKey, operation: OperationID)
+    case advertisingEvent(central: CentralKey, scan: UInt64, peripheral: PeripheralKey, advertising: UInt64, index: Int64)
+    case supervisionTimeout(link: LinkID)
+    case sendRequest(link: LinkID, operation: OperationID)
     case watchdog
 }
 
@@ -121,7 +121,7 @@ extension Engine {
 
     /// An ATT request went unanswered for the transaction timeout: the operation fails and,
     /// as the specification requires (Vol 3 Part F §3.3.3), the bearer is closed.
-    private mutating func attTransactionTimedOut(on id: Int) {
+    private mutating func attTransactionTimedOut(on id: LinkID) {
         guard let link = links[id], let head = link.client.operations.first else { return }
         record(.fault, link: id, "ATT transaction timeout: \(head.kind.name)")
         fail(head.id, BleuError.timeout(head.kind.operation, after: configuration.attTransactionTimeout))

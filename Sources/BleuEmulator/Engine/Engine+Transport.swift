@@ -6,7 +6,7 @@ import Foundation
 /// air time on the central's radio schedule with realistic timing.
 extension Engine {
     /// Sends a packet over a link. A lost link swallows it; an injected link loss happens here.
-    mutating func send(_ packet: LinkPacket, on linkID: Int) {
+    mutating func send(_ packet: LinkPacket, on linkID: LinkID) {
         guard let link = links[linkID], link.lostAt == nil else { return }
         if configuration.faults.linkLoss > 0,
            Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.linkLoss {
@@ -27,7 +27,7 @@ extension Engine {
         var end = now
         for payload in payloads {
             let exchange = AirTime.exchange(payload: payload, phy: configuration.phy, encrypted: encrypted)
-            let start = centrals[link.central]?.radio.place(exchange: exchange, on: linkID,
+            let start = centrals[link.central]?.radio.place(exchange: exchange, on: linkID.rawValue,
                                                            direction: packet.direction, at: now) ?? now
             airStart = airStart ?? start
             end = start + exchange
@@ -47,7 +47,7 @@ extension Engine {
     }
 
     /// A packet arrives at the other end of the link.
-    mutating func deliver(_ packet: LinkPacket, on linkID: Int, airStart: Duration?) {
+    mutating func deliver(_ packet: LinkPacket, on linkID: LinkID, airStart: Duration?) {
         guard let link = links[linkID], link.lostAt == nil else { return }
         recordDelivery(packet, on: linkID, airStart: airStart)
         switch packet.payload {
@@ -70,7 +70,7 @@ extension Engine {
         }
     }
 
-    private mutating func recordDelivery(_ packet: LinkPacket, on link: Int, airStart: Duration?) {
+    private mutating func recordDelivery(_ packet: LinkPacket, on link: LinkID, airStart: Duration?) {
         guard trace.isEnabled else { return }
         let direction = packet.direction
         switch packet.payload {
@@ -87,7 +87,7 @@ extension Engine {
             record(.l2capSignaling, link: link, direction: direction, airStart: airStart, opcode: signal.code,
                    length: signal.length, signal.name)
         case .kframe(let channel, let length, let sdu):
-            record(.l2capData, link: link, direction: direction, airStart: airStart, handle: UInt16(truncatingIfNeeded: channel),
+            record(.l2capData, link: link, direction: direction, airStart: airStart, handle: UInt16(truncatingIfNeeded: channel.rawValue),
                    length: length, sdu == nil ? "K-frame" : "K-frame (end of SDU)")
         case .terminate(let code):
             record(.linkControl, link: link, direction: direction, airStart: airStart, opcode: 0x02, length: 2,

@@ -32,22 +32,22 @@ struct Engine {
     var nextAttempt: UInt64 = 1
     var nextTimerSequence: UInt64 = 0
 
-    var centrals: [Int: CentralNode] = [:]
-    var peripherals: [Int: PeripheralNode] = [:]
-    var restorableCentrals: [String: Int] = [:]
-    var restorablePeripherals: [String: Int] = [:]
+    var centrals: [CentralKey: CentralNode] = [:]
+    var peripherals: [PeripheralKey: PeripheralNode] = [:]
+    var restorableCentrals: [String: CentralKey] = [:]
+    var restorablePeripherals: [String: PeripheralKey] = [:]
     var deviceAddresses: [String: UInt64] = [:]
     var usedAddresses: Set<UInt64> = []
-    var links: [Int: Link] = [:]
-    var channels: [Int: BusChannel] = [:]
+    var links: [LinkID: Link] = [:]
+    var channels: [ChannelID: BusChannel] = [:]
     var nextChannel = 1
     var bonds: [BondKey: SecurityLevel] = [:]
     /// Callers waiting on operations: each completion runs once, inside the engine (it must
     /// not block or call back into the bus synchronously).
     var waiters: [OperationID: OperationCompletion] = [:]
     /// Operations waiting for a link to finish terminating.
-    var terminationWaiters: [Int: [OperationID]] = [:]
-    var streams: [Int: ValueStream] = [:]
+    var terminationWaiters: [LinkID: [OperationID]] = [:]
+    var streams: [StreamID: ValueStream] = [:]
     var trace: TraceRecorder
 
     var timers = Heap<Timer>()
@@ -56,15 +56,15 @@ struct Engine {
     var schedulerTask: Task<Void, Never>?
     var processingTimers = false
     var startScheduler: @Sendable (Int) -> Task<Void, Never> = { _ in Task {} }
-    var onReceipts: @Sendable ([Int]) -> Void = { _ in }
+    var onReceipts: @Sendable ([LinkID]) -> Void = { _ in }
     /// Runs a central's passkey handler outside the lock and reports the answer.
-    var requestPasskey: @Sendable (@escaping PasskeyHandler, PasskeyRequest, Int, UInt64) -> Void = { _, _, _, _ in }
+    var requestPasskey: @Sendable (@escaping PasskeyHandler, PasskeyRequest, LinkID, UInt64) -> Void = { _, _, _, _ in }
     /// Makes the public channel object for one end of an L2CAP channel.
-    var makeChannel: @Sendable (_ channel: Int, _ side: Int, _ psm: UInt16, _ peer: UUID, _ input: Int) -> (any L2CAPChannel)? = { _, _, _, _, _ in nil }
+    var makeChannel: @Sendable (_ channel: ChannelID, _ side: ChannelSide, _ psm: UInt16, _ peer: UUID, _ input: StreamID) -> (any L2CAPChannel)? = { _, _, _, _, _ in nil }
     var watchdogAt: Duration?
 
     /// Packets waiting for delivery with instant timing: delivered in order, without recursion.
-    var instantQueue: Deque<(link: Int, packet: LinkPacket)> = []
+    var instantQueue: Deque<(link: LinkID, packet: LinkPacket)> = []
     var drainingInstantQueue = false
 
     init(configuration: EmulatorConfiguration, clock: ElapsedClock) {
@@ -134,11 +134,11 @@ struct Engine {
 
     // MARK: Trace
 
-    mutating func record(_ kind: LinkTraceEvent.Kind, link: Int? = nil, direction: RadioSchedule.Direction? = nil,
+    mutating func record(_ kind: LinkTraceEvent.Kind, link: LinkID? = nil, direction: RadioSchedule.Direction? = nil,
                          airStart: Duration? = nil, opcode: UInt8? = nil, handle: UInt16? = nil,
                          length: Int? = nil, _ detail: String) {
         guard trace.isEnabled else { return }
-        trace.record(LinkTraceEvent(sequence: 0, time: now, airStart: airStart, connection: link,
+        trace.record(LinkTraceEvent(sequence: 0, time: now, airStart: airStart, connection: link?.rawValue,
                                     direction: direction.map { $0 == .centralToPeripheral ? .centralToPeripheral : .peripheralToCentral },
                                     kind: kind, opcode: opcode, handle: handle, length: length, detail: detail))
     }

@@ -5,9 +5,9 @@ import Foundation
 
 /// A connection between a central and a peripheral.
 struct Link {
-    let id: Int
-    let central: Int
-    let peripheral: Int
+    let id: LinkID
+    let central: CentralKey
+    let peripheral: PeripheralKey
     /// The peripheral as the central knows it.
     let peripheralID: UUID
     /// The central as the peripheral knows it.
@@ -26,7 +26,7 @@ struct Link {
     /// Central side: the characteristics it enabled, by value handle.
     var subscriptions: [UInt16: RemoteCharacteristic] = [:]
     /// Central side: the value streams of each subscribed value handle.
-    var valueStreams: [UInt16: [Int]] = [:]
+    var valueStreams: [UInt16: [StreamID]] = [:]
     /// Notifications released to the air and not yet delivered, by value handle.
     var inFlight: [UInt16: Int] = [:]
     /// Peripheral side: notifications and indications waiting for the link.

@@ -10,7 +10,7 @@ struct LinkPacket: Sendable {
         case smp(SMPMessage)
         case signaling(ChannelSignal)
         /// A K-frame of `length` bytes on a channel; the last one of an SDU carries the SDU.
-        case kframe(channel: Int, length: Int, sdu: Data?)
+        case kframe(channel: ChannelID, length: Int, sdu: Data?)
         /// LL_TERMINATE_IND with the HCI reason code.
         case terminate(UInt8)
         /// One PDU of the LL encryption start procedure.
@@ -112,13 +112,13 @@ struct SMPMessage: Sendable, Hashable {
 /// An L2CAP LE signaling PDU for credit-based channels (Core Spec Vol 3 Part A §4).
 enum ChannelSignal: Sendable, Hashable {
     /// L2CAP_LE_CREDIT_BASED_CONNECTION_REQ.
-    case connectionRequest(identifier: UInt8, psm: UInt16, channel: Int, mtu: Int, mps: Int, credits: Int)
+    case connectionRequest(identifier: UInt8, psm: UInt16, channel: ChannelID, mtu: Int, mps: Int, credits: Int)
     /// L2CAP_LE_CREDIT_BASED_CONNECTION_RSP; `result` 0 is success.
-    case connectionResponse(identifier: UInt8, channel: Int, mtu: Int, mps: Int, credits: Int, result: UInt16)
+    case connectionResponse(identifier: UInt8, channel: ChannelID, mtu: Int, mps: Int, credits: Int, result: UInt16)
     /// L2CAP_FLOW_CONTROL_CREDIT_IND.
-    case credits(channel: Int, count: Int)
+    case credits(channel: ChannelID, count: Int)
     /// L2CAP_DISCONNECTION_REQ.
-    case disconnectionRequest(channel: Int)
+    case disconnectionRequest(channel: ChannelID)
 
     var code: UInt8 {
         switch self {

@@ -14,7 +14,7 @@ protocol ManagedNode {
 
 /// A central device on the bus and its state; survives its manager when restorable.
 struct CentralNode: ManagedNode {
-    let key: Int
+    let key: CentralKey
     let address: UInt64
     let restoreIdentifier: String?
     var generation = 0
@@ -24,12 +24,12 @@ struct CentralNode: ManagedNode {
     var mtu: Int
     var scan: BusScan?
     /// Peripherals this central knows: its identifier for them → their key.
-    var known: [UUID: Int] = [:]
-    var names: [Int: String] = [:]
+    var known: [UUID: PeripheralKey] = [:]
+    var names: [PeripheralKey: String] = [:]
     /// Peripheral key → link.
-    var links: [Int: Int] = [:]
+    var links: [PeripheralKey: LinkID] = [:]
     /// Peripheral key → connection attempt.
-    var pending: [Int: PendingConnection] = [:]
+    var pending: [PeripheralKey: PendingConnection] = [:]
     var radio = RadioSchedule()
     var passkeyHandler: PasskeyHandler?
     var restoration: CentralRestoration?
@@ -46,15 +46,15 @@ struct PendingConnection {
 struct BusScan {
     let id: UInt64
     var options: ScanOptions
-    var stream: Int?
-    var reported: Set<Int> = []
+    var stream: StreamID?
+    var reported: Set<PeripheralKey> = []
     /// Peripherals heard while the stream was full (instant timing), reported when it has room.
-    var backlog: Deque<Int> = []
+    var backlog: Deque<PeripheralKey> = []
 }
 
 /// A peripheral device on the bus and its state.
 struct PeripheralNode: ManagedNode {
-    let key: Int
+    let key: PeripheralKey
     let address: UInt64
     let restoreIdentifier: String?
     var generation = 0
@@ -67,11 +67,11 @@ struct PeripheralNode: ManagedNode {
     var advertising: AdvertisingState?
     var distance: Double
     /// Central key → link.
-    var links: [Int: Int] = [:]
+    var links: [CentralKey: LinkID] = [:]
     var queuedValues = 0
     var readyPending = false
     /// Request id → link, for requests the application has not answered.
-    var requests: [UInt64: Int] = [:]
+    var requests: [UInt64: LinkID] = [:]
     var psms: [UInt16: Bool] = [:]
     var restoration: PeripheralRestoration?
 }

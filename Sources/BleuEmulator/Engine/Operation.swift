@@ -21,7 +21,7 @@ enum OperationResult: Sendable {
     case services([RemoteService])
     case characteristics([RemoteCharacteristic])
     case descriptors([RemoteDescriptor])
-    case stream(Int)
+    case stream(StreamID)
     /// An L2CAP channel the central opened, with the stream of its input.
-    case channel(Int, input: Int)
+    case channel(ChannelID, input: StreamID)
 }

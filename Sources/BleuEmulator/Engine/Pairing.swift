@@ -37,7 +37,7 @@ enum PairingResumption {
     /// Resend the head ATT request.
     case attRequest
     /// Resend a channel connection request.
-    case channelOpen(Int)
+    case channelOpen(ChannelID)
 }
 
 struct BondKey: Hashable {

@@ -6,9 +6,9 @@ import Foundation
 /// A value stream the engine feeds: a subscription, a scan, or an L2CAP channel's input.
 struct ValueStream {
     enum Owner {
-        case subscription(link: Int, handle: UInt16)
-        case scan(central: Int)
-        case channel(Int, side: Int)
+        case subscription(link: LinkID, handle: UInt16)
+        case scan(central: CentralKey)
+        case channel(ChannelID, side: ChannelSide)
     }
 
     enum Element: Sendable {

@@ -35,7 +35,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// The bus the central is on.
     public let bus: EmulatorBus
     public let restoreIdentifier: String?
-    let key: Int
+    let key: CentralKey
     private let generation: Int
     private let hub: EventHub<CentralEvent>
 
@@ -155,7 +155,7 @@ public final class EmulatedCentralManager: CentralManager {
     // MARK: Notifications
 
     public func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
-        let stream: Int = try await bus.awaiting { id, completion in
+        let stream: StreamID = try await bus.awaiting { id, completion in
             beginSubscription(to: characteristic, sink: nil, id: id, completion: completion)
         }
         return bus.dataStream(stream)
@@ -371,7 +371,8 @@ public final class EmulatedCentralManager: CentralManager {
     package func readRSSINow(of peripheral: UUID) throws -> Int {
         try bus.withEngine { engine throws(BleuError) in
             let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
-            return engine.rssi(ofPeripheral: engine.links[link]?.peripheral ?? 0)
+            guard let node = engine.links[link]?.peripheral else { throw .notConnected(peripheral) }
+            return engine.rssi(ofPeripheral: node)
         }
     }
 
@@ -385,7 +386,7 @@ public final class EmulatedCentralManager: CentralManager {
                 guard case .channel(let channel, let input) = outcome else {
                     return .failure(BleuError.invalidState(.unexpectedOutcome(.openChannel(psm: psm))))
                 }
-                return .success(EmulatedL2CAPChannel(bus: bus, channel: channel, side: BusChannel.central, psm: psm,
+                return .success(EmulatedL2CAPChannel(bus: bus, channel: channel, side: ChannelSide.central, psm: psm,
                                                      peer: peripheral, input: input))
             })
         })
@@ -396,7 +397,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// Subscribes: a second subscription to an enabled characteristic adds a stream at once;
     /// the first writes the configuration descriptor. Completes with the new stream.
     private func beginSubscription(to characteristic: RemoteCharacteristic, sink: StreamSink?, id: OperationID,
-                                   completion: @escaping Completion<Int>) {
+                                   completion: @escaping Completion<StreamID>) {
         let bits: UInt16
         if characteristic.properties.contains(.notify) {
             bits = 0x0001
@@ -433,7 +434,7 @@ public final class EmulatedCentralManager: CentralManager {
     }
 
     /// Queues an ATT operation on a link, unless too many wait already.
-    private func enqueue(_ kind: ClientOperationKind, on link: Int, id: OperationID, in engine: inout Engine) throws(BleuError) {
+    private func enqueue(_ kind: ClientOperationKind, on link: LinkID, id: OperationID, in engine: inout Engine) throws(BleuError) {
         guard (engine.links[link]?.client.operations.count ?? 0) <= engine.configuration.maximumQueuedOperations else {
             throw .limitReached(.queuedOperations(engine.configuration.maximumQueuedOperations))
         }
@@ -456,7 +457,7 @@ package final class EventSubscription: Sendable {
 
 extension Engine {
     /// The link to a connected peripheral, or the error an operation on it throws.
-    func requireLink(central key: Int, generation: Int, peripheral: UUID) throws(BleuError) -> Int {
+    func requireLink(central key: CentralKey, generation: Int, peripheral: UUID) throws(BleuError) -> LinkID {
         let node = try poweredCentral(key, generation: generation)
         guard let known = node.known[peripheral], let link = node.links[known], let state = links[link], state.isUp else {
             throw .notConnected(peripheral)
@@ -466,7 +467,7 @@ extension Engine {
 
     /// The identifiers among `identifiers` the central knows: seen, connected, or bonded
     /// (a bonded peripheral becomes known, so it can be connected without a scan).
-    mutating func retrievePeripherals(central key: Int, _ identifiers: [UUID]) -> [KnownPeripheral] {
+    mutating func retrievePeripherals(central key: CentralKey, _ identifiers: [UUID]) -> [KnownPeripheral] {
         guard let node = centrals[key] else { return [] }
         var result: [KnownPeripheral] = []
         for id in identifiers {
@@ -483,7 +484,7 @@ extension Engine {
         return result
     }
 
-    func retrieveConnectedPeripherals(central key: Int, _ services: [BluetoothUUID]) -> [KnownPeripheral] {
+    func retrieveConnectedPeripherals(central key: CentralKey, _ services: [BluetoothUUID]) -> [KnownPeripheral] {
         guard let node = centrals[key] else { return [] }
         return node.links.sorted { $0.value < $1.value }.compactMap { peripheral, linkID in
             guard let link = links[linkID], link.isUp else { return nil }

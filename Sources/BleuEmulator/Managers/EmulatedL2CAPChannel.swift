@@ -9,10 +9,10 @@ final class EmulatedL2CAPChannel: L2CAPChannel {
     let peer: UUID
     let incoming: AsyncThrowingStream<Data, any Error>
     private let bus: EmulatorBus
-    private let channel: Int
-    private let side: Int
+    private let channel: ChannelID
+    private let side: ChannelSide
 
-    init(bus: EmulatorBus, channel: Int, side: Int, psm: UInt16, peer: UUID, input: Int) {
+    init(bus: EmulatorBus, channel: ChannelID, side: ChannelSide, psm: UInt16, peer: UUID, input: StreamID) {
         self.bus = bus
         self.channel = channel
         self.side = side

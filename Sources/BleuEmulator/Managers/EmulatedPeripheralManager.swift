@@ -33,7 +33,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// The bus the peripheral is on.
     public let bus: EmulatorBus
     public let restoreIdentifier: String?
-    let key: Int
+    let key: PeripheralKey
     private let generation: Int
     private let hub: EventHub<PeripheralEvent>
 
@@ -270,7 +270,7 @@ extension Engine {
     /// The peripheral's database changed: subscriptions to characteristics that are gone end
     /// (their queued values are dropped), and connected centrals are told to rediscover
     /// (Service Changed).
-    mutating func servicesChanged(peripheral key: Int) {
+    mutating func servicesChanged(peripheral key: PeripheralKey) {
         guard let node = peripherals[key] else { return }
         for linkID in node.links.values.sorted() {
             guard let link = links[linkID] else { continue }

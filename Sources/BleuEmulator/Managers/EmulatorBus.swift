@@ -261,7 +261,7 @@ public final class EmulatorBus: Sendable {
     }
 
     /// The public face of an engine value stream.
-    func dataStream(_ id: Int) -> AsyncThrowingStream<Data, any Error> {
+    func dataStream(_ id: StreamID) -> AsyncThrowingStream<Data, any Error> {
         let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
         return AsyncThrowingStream(unfolding: { [weak self] in
             withExtendedLifetime(release) {}
@@ -270,7 +270,7 @@ public final class EmulatorBus: Sendable {
         })
     }
 
-    func advertisementStream(_ id: Int) -> AsyncThrowingStream<Advertisement, any Error> {
+    func advertisementStream(_ id: StreamID) -> AsyncThrowingStream<Advertisement, any Error> {
         let release = Release { [weak self] in self?.whenUnlocked { $0.removeStream(id) } }
         return AsyncThrowingStream(unfolding: { [weak self] in
             withExtendedLifetime(release) {}
@@ -279,7 +279,7 @@ public final class EmulatorBus: Sendable {
         })
     }
 
-    private func next(_ id: Int) async throws -> ValueStream.Element? {
+    private func next(_ id: StreamID) async throws -> ValueStream.Element? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ValueStream.Element?, any Error>) in
                 engine.withLock { engine in

@@ -37,18 +37,18 @@ final class EventHub<Event: Sendable>: Sendable {
         var nextSubscriber = 0
         var nextReceipt: UInt64 = 0
         /// Receipt → (link, streams still holding it).
-        var receipts: [UInt64: (link: Int, holders: Int)] = [:]
+        var receipts: [UInt64: (link: LinkID, holders: Int)] = [:]
         var finished = false
     }
 
     private let state = Locked(State())
     private let limit: Int
-    private let onReceipts: @Sendable ([Int]) -> Void
+    private let onReceipts: @Sendable ([LinkID]) -> Void
 
     /// - Parameters:
     ///   - limit: the most events one stream buffers.
     ///   - onReceipts: called, outside any lock, with the links of receipts that consumers completed.
-    init(limit: Int, onReceipts: @escaping @Sendable ([Int]) -> Void) {
+    init(limit: Int, onReceipts: @escaping @Sendable ([LinkID]) -> Void) {
         self.limit = max(1, limit)
         self.onReceipts = onReceipts
     }
@@ -103,10 +103,10 @@ final class EventHub<Event: Sendable>: Sendable {
     /// holds the event (so the caller settles the receipt itself); the links of receipts
     /// completed by dropping old events come back in `completed`.
     @discardableResult
-    func yield(_ event: Event, receipt link: Int? = nil) -> (held: Bool, completed: [Int]) {
+    func yield(_ event: Event, receipt link: LinkID? = nil) -> (held: Bool, completed: [LinkID]) {
         var resume: [CheckedContinuation<Event?, Never>] = []
         var pushes: [(sink: Sink, receipt: UInt64?)] = []
-        let result: (Bool, [Int]) = state.withLock { state in
+        let result: (Bool, [LinkID]) = state.withLock { state in
             guard !state.finished, !state.subscribers.isEmpty else { return (false, []) }
             var receipt: UInt64?
             if let link {
@@ -114,7 +114,7 @@ final class EventHub<Event: Sendable>: Sendable {
                 state.nextReceipt += 1
                 state.receipts[receipt!] = (link, state.subscribers.count)
             }
-            var completed: [Int] = []
+            var completed: [LinkID] = []
             for id in Array(state.subscribers.keys) {
                 var subscriber = state.subscribers[id]!
                 if let sink = subscriber.sink {
@@ -173,7 +173,7 @@ final class EventHub<Event: Sendable>: Sendable {
     private func next(_ id: Int) async -> Event? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Event?, Never>) in
-                var completed: [Int] = []
+                var completed: [LinkID] = []
                 let immediate: Event?? = state.withLock { state in
                     guard var subscriber = state.subscribers[id] else { return .some(nil) }
                     if let entry = subscriber.buffer.popFirst() {
@@ -195,7 +195,7 @@ final class EventHub<Event: Sendable>: Sendable {
     }
 
     private func remove(_ id: Int) {
-        var completed: [Int] = []
+        var completed: [LinkID] = []
         let waiter: CheckedContinuation<Event?, Never>? = state.withLock { state in
             guard let subscriber = state.subscribers.removeValue(forKey: id) else { return nil }
             for entry in subscriber.buffer {
@@ -208,7 +208,7 @@ final class EventHub<Event: Sendable>: Sendable {
     }
 
     /// One stream let go of an event with a receipt; returns the receipt's link once none holds it.
-    private static func settle(_ receipt: UInt64, in state: inout State) -> Int? {
+    private static func settle(_ receipt: UInt64, in state: inout State) -> LinkID? {
         guard var entry = state.receipts[receipt] else { return nil }
         entry.holders -= 1
         if entry.holders > 0 {
