@@ -201,7 +201,7 @@ struct EventHubTests {
             let fixture = try await Fixture.make(answer: { _, _, _ in })
             weakBus = fixture.bus
             let pending = Task { try await fixture.central.read(fixture[TestUUID.value]) }  // arms the ATT timeout
-            while fixture.bus.withEngine({ $0.watchdogAt == nil }) { await Task.yield() }
+            while fixture.bus.withEngine({ $0.timers.watchdogAt == nil }) { await Task.yield() }
             await fixture.central.cancelConnection(fixture.peripheralID)
             _ = await thrownError { try await pending.value }
             fixture.app.cancel()

@@ -16,7 +16,7 @@ extension Engine {
     /// have gone (cancelled before their turn).
     mutating func startNextOperation(on linkID: LinkID) {
         while let link = links[linkID], !link.client.busy, let head = link.client.operations.first {
-            if case .exchangeMTU = head.kind {} else if waiters[head.id] == nil {
+            if case .exchangeMTU = head.kind {} else if !waiters.isWaiting(head.id) {
                 links[linkID]?.client.operations.removeFirst()
                 continue
             }

@@ -20,12 +20,11 @@ extension Engine {
             guard node.links.count + node.pending.count < configuration.maximumConnectionsPerCentral else {
                 throw .limitReached(.connections(configuration.maximumConnectionsPerCentral))
             }
-            let attempt = nextAttempt
-            nextAttempt += 1
+            let attempt = numbers.nextProcedure()
             centrals[key]?.pending[peripheral] = PendingConnection(attempt: attempt, peripheralID: peripheralID, waiters: [operation])
             tryEstablish(central: key, peripheral: peripheral)
         }
-        if let timeout, waiters[operation] != nil {
+        if let timeout, waiters.isWaiting(operation) {
             schedule(.connectTimeout(central: key, peripheral: peripheral, operation: operation), at: timeoutBase() + timeout)
         }
     }
@@ -64,8 +63,7 @@ extension Engine {
             return
         }
         let peripheralID = identifier(of: peripheralNode.address, seenBy: centralNode.address)
-        if configuration.faults.connectionFailure > 0,
-           Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.connectionFailure {
+        if chance.fault(configuration.faults.connectionFailure) {
             record(.fault, "connection to \(peripheralID) failed to be established (HCI 0x3E; seed \(seed))")
             centrals[key]?.pending.removeValue(forKey: peripheral)
             for waiter in pending.waiters {
@@ -73,8 +71,7 @@ extension Engine {
             }
             return
         }
-        let id = LinkID(rawValue: nextLinkID)
-        nextLinkID += 1
+        let id = links.allocate()
         let centralID = identifier(of: centralNode.address, seenBy: peripheralNode.address)
         links[id] = Link(id: id, central: key, peripheral: peripheral, peripheralID: peripheralID, centralID: centralID)
         links[id]?.server.connection = ATTServerConnection(maxMTU: peripheralNode.mtu, maxPreparedWrites: configuration.prepareQueueLimit)
@@ -145,7 +142,7 @@ extension Engine {
             if let waiter { succeed(waiter) }
             return
         }
-        if let waiter { terminationWaiters[linkID, default: []].append(waiter) }
+        if let waiter { waiters.waitForTermination(of: linkID, waiter) }
         if link.lostAt != nil { return }
         send(LinkPacket(direction: direction, payload: .terminate(code)), on: linkID)
     }
@@ -212,6 +209,6 @@ extension Engine {
             node.hub.yield(.centralDisconnected(link.centralID, peripheralReason))
             releaseQueuedValues(link.queuedValues, of: link.peripheral)
         }
-        for waiter in terminationWaiters.removeValue(forKey: linkID) ?? [] { succeed(waiter) }
+        for waiter in waiters.takeTerminationWaiters(of: linkID) { succeed(waiter) }
     }
 }

@@ -23,8 +23,7 @@ extension Engine {
     /// A central asks to open a channel; the operation completes with it, or fails.
     mutating func openChannel(psm: UInt16, on linkID: LinkID, operation: OperationID) {
         guard var link = links[linkID] else { return fail(operation, BleuError.cancelled) }
-        let id = ChannelID(rawValue: nextChannel)
-        nextChannel += 1
+        let id = channels.allocate()
         let identifier = link.nextSignalIdentifier
         link.nextSignalIdentifier = link.nextSignalIdentifier == 255 ? 1 : link.nextSignalIdentifier + 1
         links[linkID] = link
@@ -87,7 +86,7 @@ extension Engine {
         let input = newStream(.channel(id, side: ChannelSide.peripheral), limit: l2cap.initialCredits)
         channels[id]?.ends[ChannelSide.peripheral].input = input
         respond(0x0000)
-        if let channel = makeChannel(id, ChannelSide.peripheral, psm, link.centralID, input) {
+        if let channel = hooks.makeChannel(id, ChannelSide.peripheral, psm, link.centralID, input) {
             node.hub.yield(.l2capChannelOpened(channel))
         }
     }

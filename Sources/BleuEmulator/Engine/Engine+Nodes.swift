@@ -9,9 +9,9 @@ extension Engine {
     /// Creates a central, or hands a restorable one to a new manager (CoreBluetooth's
     /// willRestoreState): its links, scan and subscriptions carry over.
     mutating func attachCentral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: CentralKey, generation: Int, hub: EventHub<CentralEvent>) {
-        let hub = EventHub<CentralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
+        let hub = EventHub<CentralEvent>(limit: configuration.eventBufferLimit, onReceipts: hooks.onReceipts)
         let mtu = (mtu ?? configuration.centralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
-        if let restoreIdentifier, let key = restorableCentrals[restoreIdentifier], var node = centrals[key] {
+        if let restoreIdentifier, let key = restorable.centrals[restoreIdentifier], var node = centrals[key] {
             if node.attached { node.hub.finish() }
             finishStreams(ofCentral: key)
             node.generation += 1
@@ -28,12 +28,11 @@ extension Engine {
             centrals[key] = node
             return (key, node.generation, hub)
         }
-        let key = CentralKey(rawValue: nextKey)
-        nextKey += 1
+        let key = centrals.allocate()
         let address = newAddress(device: device ?? restoreIdentifier.map { "central:" + $0 })
         hub.setPrefix([.stateChanged(.poweredOn)])
         centrals[key] = CentralNode(key: key, address: address, restoreIdentifier: restoreIdentifier, hub: hub, mtu: mtu)
-        if let restoreIdentifier { restorableCentrals[restoreIdentifier] = key }
+        if let restoreIdentifier { restorable.centrals[restoreIdentifier] = key }
         return (key, 0, hub)
     }
 
@@ -133,9 +132,9 @@ extension Engine {
     /// Creates a peripheral, or hands a restorable one to a new manager: its services and
     /// advertising carry over.
     mutating func attachPeripheral(restoreIdentifier: String?, device: String?, mtu: Int?) -> (key: PeripheralKey, generation: Int, hub: EventHub<PeripheralEvent>) {
-        let hub = EventHub<PeripheralEvent>(limit: configuration.eventBufferLimit, onReceipts: onReceipts)
+        let hub = EventHub<PeripheralEvent>(limit: configuration.eventBufferLimit, onReceipts: hooks.onReceipts)
         let mtu = (mtu ?? configuration.peripheralMTU).clamped(EmulatorConfiguration.minimumMTU, EmulatorConfiguration.maximumMTU)
-        if let restoreIdentifier, let key = restorablePeripherals[restoreIdentifier], var node = peripherals[key] {
+        if let restoreIdentifier, let key = restorable.peripherals[restoreIdentifier], var node = peripherals[key] {
             if node.attached { node.hub.finish() }
             node.generation += 1
             node.attached = true
@@ -148,13 +147,12 @@ extension Engine {
             peripherals[key] = node
             return (key, node.generation, hub)
         }
-        let key = PeripheralKey(rawValue: nextKey)
-        nextKey += 1
+        let key = peripherals.allocate()
         let address = newAddress(device: device ?? restoreIdentifier.map { "peripheral:" + $0 })
         hub.setPrefix([.stateChanged(.poweredOn)])
         peripherals[key] = PeripheralNode(key: key, address: address, restoreIdentifier: restoreIdentifier, hub: hub,
                                           mtu: mtu, distance: configuration.rssi.defaultDistance)
-        if let restoreIdentifier { restorablePeripherals[restoreIdentifier] = key }
+        if let restoreIdentifier { restorable.peripherals[restoreIdentifier] = key }
         return (key, 0, hub)
     }
 
@@ -222,7 +220,7 @@ extension Engine {
         let model = configuration.rssi
         let mean = model.meanRSSI(atDistance: peripherals[key]?.distance ?? model.defaultDistance)
         guard model.variation > 0 else { return mean }
-        return mean + Int.random(in: -model.variation...model.variation, using: &noiseRandom)
+        return mean + Int.random(in: -model.variation...model.variation, using: &chance.noise)
     }
 }
 
@@ -234,8 +232,7 @@ extension Engine {
         for node in centrals.values { node.hub.finish() }
         for node in peripherals.values { node.hub.finish() }
         for id in streams.keys.sorted() { endStream(id, error: error) }
-        for id in waiters.keys.sorted() { fail(id, error) }
-        schedulerTask?.cancel()
-        schedulerTask = nil
+        for id in waiters.waitingIDs { fail(id, error) }
+        timers.stop()
     }
 }

@@ -29,8 +29,7 @@ extension Engine {
         } catch {
             throw .invalidData(.advertisingData(error))
         }
-        let id = nextAttempt
-        nextAttempt += 1
+        let id = numbers.nextProcedure()
         peripherals[key]?.advertising = AdvertisingState(id: id, advertisement: advertisement, scanResponse: scanResponse,
                                                          connectable: connectable, heard: heard, length: encoded.count,
                                                          since: now)
@@ -81,8 +80,7 @@ extension Engine {
     mutating func startScan(central key: CentralKey, options: ScanOptions, sink: StreamSink? = nil) -> StreamID {
         stopScan(central: key)
         let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit, sink: sink)
-        let id = nextAttempt
-        nextAttempt += 1
+        let id = numbers.nextProcedure()
         centrals[key]?.scan = BusScan(id: id, options: options, stream: stream)
         for peripheral in peripherals.keys.sorted() where peripherals[peripheral]?.advertising != nil {
             if isRealistic {

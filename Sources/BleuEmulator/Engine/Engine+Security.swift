@@ -36,7 +36,7 @@ extension Engine {
                           .smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
             case .passkeyEntry:
                 level = .authenticated
-                passkey = UInt32(pairingRandom.next() % 1_000_000)
+                passkey = UInt32(chance.pairing.next() % 1_000_000)
                 steps += [.smp(SMPMessage(code: .pairingResponse, direction: p)),
                           .smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
                           .enterPasskey]
@@ -52,8 +52,7 @@ extension Engine {
             steps += [.smp(SMPMessage(code: .identityInformation, direction: .peripheralToCentral)),
                       .smp(SMPMessage(code: .identityInformation, direction: .centralToPeripheral))]
         }
-        let id = nextAttempt
-        nextAttempt += 1
+        let id = numbers.nextProcedure()
         links[linkID]?.pairing = PairingProcedure(id: id, steps: steps, level: level, passkey: passkey,
                                                   bonds: configuration.pairing.bonding && !(bonded.map { $0 >= required } ?? false),
                                                   resumptions: [resumption])
@@ -83,7 +82,7 @@ extension Engine {
             return
         }
         let request = PasskeyRequest(peripheral: link.peripheralID, displayedPasskey: passkey)
-        requestPasskey(handler, request, linkID, pairing.id)
+        hooks.requestPasskey(handler, request, linkID, pairing.id)
     }
 
     /// The central's user entered a passkey (or cancelled): pairing goes on, or fails with

@@ -54,16 +54,14 @@ extension Engine {
 
     /// Draws an injected ATT error for a read or write, if faults are on.
     private mutating func injectedError(on linkID: LinkID) -> ATTError? {
-        guard configuration.faults.attError > 0,
-              Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.attError else { return nil }
+        guard chance.fault(configuration.faults.attError) else { return nil }
         record(.fault, link: linkID, "ATT error \(configuration.faults.injectedError.rawValue) injected (seed \(seed))")
         return configuration.faults.injectedError
     }
 
     /// Hands a request to the application and remembers it until it answers.
     private mutating func ask(_ operation: PendingServerRequest.Operation, on linkID: LinkID) -> UInt64 {
-        let id = nextRequest
-        nextRequest += 1
+        let id = numbers.nextRequest()
         guard let link = links[linkID] else { return id }
         links[linkID]?.server.pending = PendingServerRequest(id: id, operation: operation)
         peripherals[link.peripheral]?.requests[id] = linkID
@@ -118,8 +116,7 @@ extension Engine {
     /// frees once the application has taken it.
     private mutating func writeCommand(_ requests: [WriteRequest], on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
-        let id = nextRequest
-        nextRequest += 1
+        let id = numbers.nextRequest()
         let (held, completed) = node.hub.yield(.writeRequests(WriteRequests(id: ATTRequestID(id), central: link.centralID,
                                                                             requests: requests, needsResponse: false)),
                                                receipt: linkID)

@@ -7,8 +7,7 @@ import Foundation
 /// the next one.
 extension Engine {
     mutating func newStream(_ owner: ValueStream.Owner, limit: Int, sink: StreamSink? = nil) -> StreamID {
-        let id = StreamID(rawValue: nextStream)
-        nextStream += 1
+        let id = streams.allocate()
         streams[id] = ValueStream(owner: owner, limit: max(1, limit), sink: sink)
         return id
     }

@@ -31,19 +31,14 @@ struct Timer: Comparable {
 extension Engine {
     /// Runs `action` at `time` (model time when realistic, clock time when instant).
     mutating func schedule(_ action: TimerAction, at time: Duration) {
-        timers.insert(Timer(time: time, sequence: nextTimerSequence, action: action))
-        nextTimerSequence += 1
-        if !processingTimers, scheduledWake.map({ time < $0 }) ?? true {
+        if timers.insert(action, at: time) {
             requestWake(at: time)
         }
     }
 
     /// Starts a scheduler task that sleeps until `time`; the previous one stops.
     mutating func requestWake(at time: Duration) {
-        scheduledWake = time
-        schedulerGeneration += 1
-        schedulerTask?.cancel()
-        schedulerTask = startScheduler(schedulerGeneration)
+        timers.wake(at: time, start: hooks.startScheduler)
     }
 
     /// Realistic timing: brings the engine up to the clock's time before anything new happens,
@@ -55,20 +50,19 @@ extension Engine {
 
     /// Runs every timer due at or before `target`, in time order.
     mutating func process(until target: Duration, fromScheduler: Bool) {
-        let wasProcessing = processingTimers
-        processingTimers = true
-        while let top = timers.min, top.time <= target {
-            _ = timers.removeMin()
+        let wasProcessing = timers.isProcessing
+        timers.isProcessing = true
+        while let top = timers.popDue(until: target) {
             if isRealistic { now = max(now, top.time) }
             handle(top.action, at: top.time)
         }
         if isRealistic { now = max(now, target) }
-        processingTimers = wasProcessing
+        timers.isProcessing = wasProcessing
         guard !wasProcessing else { return }
-        let next = timers.min?.time
+        let next = timers.earliest
         if fromScheduler {
-            scheduledWake = next
-        } else if let next, scheduledWake.map({ next < $0 }) ?? true {
+            timers.scheduledWake = next
+        } else if let next, timers.scheduledWake.map({ next < $0 }) ?? true {
             requestWake(at: next)
         }
     }
@@ -99,13 +93,13 @@ extension Engine {
     /// Makes sure the watchdog runs by `deadline`. Deadlines only grow (one timeout for every
     /// request), so one watchdog timer at the earliest is enough.
     mutating func armWatchdog(_ deadline: Duration) {
-        guard watchdogAt == nil else { return }
-        watchdogAt = deadline
+        guard timers.watchdogAt == nil else { return }
+        timers.watchdogAt = deadline
         schedule(.watchdog, at: deadline)
     }
 
     private mutating func watchdog(at time: Duration) {
-        watchdogAt = nil
+        timers.watchdogAt = nil
         var next: Duration?
         for id in links.keys.sorted() {
             guard let link = links[id], link.client.busy, let head = link.client.operations.first,

@@ -8,14 +8,13 @@ extension Engine {
     /// Sends a packet over a link. A lost link swallows it; an injected link loss happens here.
     mutating func send(_ packet: LinkPacket, on linkID: LinkID) {
         guard let link = links[linkID], link.lostAt == nil else { return }
-        if configuration.faults.linkLoss > 0,
-           Double.random(in: 0..<1, using: &faultRandom) < configuration.faults.linkLoss {
+        if chance.fault(configuration.faults.linkLoss) {
             record(.fault, link: linkID, "link loss injected (seed \(seed))")
             loseLink(linkID)
             return
         }
         guard isRealistic else {
-            instantQueue.append((linkID, packet))
+            instant.append(packet, on: linkID)
             drainInstantQueue()
             return
         }
@@ -38,12 +37,10 @@ extension Engine {
     /// Delivers queued instant packets in order. Re-entrant calls return at once: the outer
     /// loop delivers what they queued, so a chain of answers never recurses.
     mutating func drainInstantQueue() {
-        guard !drainingInstantQueue else { return }
-        drainingInstantQueue = true
-        while let (link, packet) = instantQueue.popFirst() {
+        guard instant.beginDraining() else { return }
+        while let (link, packet) = instant.next() {
             deliver(packet, on: link, airStart: nil)
         }
-        drainingInstantQueue = false
     }
 
     /// A packet arrives at the other end of the link.

@@ -50,7 +50,7 @@ public final class EmulatorBus: Sendable {
     }
 
     deinit {
-        engine.withLock { $0.schedulerTask?.cancel() }
+        engine.withLock { $0.timers.stop() }
     }
 
     /// Starts the medium afresh with `configuration`, as ``reset()`` does.
@@ -69,11 +69,8 @@ public final class EmulatorBus: Sendable {
     private func replaceEngine(configuration: EmulatorConfiguration) {
         engine.withLock { engine in
             engine.shutDown()
-            var fresh = Engine(configuration: configuration, clock: clock)
             // Keys keep counting, so a cut-off manager never names a new one's device.
-            fresh.nextKey = engine.nextKey
-            fresh.schedulerGeneration = engine.schedulerGeneration + 1
-            engine = fresh
+            engine = Engine(configuration: configuration, clock: clock, continuing: engine)
             installHooks(in: &engine)
         }
     }
@@ -81,7 +78,7 @@ public final class EmulatorBus: Sendable {
     /// Connects the engine to this shell: its scheduler, receipts, passkey requests and channels.
     private func installHooks(in engine: inout Engine) {
         let busClock = clock
-        engine.startScheduler = { [weak self, busClock] generation in
+        engine.hooks.startScheduler = { [weak self, busClock] generation in
             // The task holds the bus only while it runs timers, not while it sleeps, so a
             // bus nobody uses any more goes away (and its deinit stops the task).
             Task { [weak self] in
@@ -95,18 +92,18 @@ public final class EmulatorBus: Sendable {
                 }
             }
         }
-        engine.onReceipts = { [weak self] links in
+        engine.hooks.onReceipts = { [weak self] links in
             self?.whenUnlocked { engine in
                 for link in links { engine.writeSlotFreed(on: link) }
             }
         }
-        engine.requestPasskey = { [weak self] handler, request, link, procedure in
+        engine.hooks.requestPasskey = { [weak self] handler, request, link, procedure in
             Task {
                 let entered = await handler(request)
                 self?.withEngine { $0.passkeyEntered(entered, on: link, procedure: procedure) }
             }
         }
-        engine.makeChannel = { [weak self] channel, side, psm, peer, input in
+        engine.hooks.makeChannel = { [weak self] channel, side, psm, peer, input in
             guard let self else { return nil }
             return EmulatedL2CAPChannel(bus: self, channel: channel, side: side, psm: psm, peer: peer, input: input)
         }
@@ -232,7 +229,7 @@ public final class EmulatorBus: Sendable {
                completion: @escaping OperationCompletion) {
         engine.withLock { engine in
             engine.catchUp()
-            engine.waiters[id] = completion
+            engine.waiters.register(id, completion)
             do {
                 try start(&engine, id)
             } catch {
@@ -294,15 +291,15 @@ public final class EmulatorBus: Sendable {
 
     /// When the scheduler of this generation should wake next, or `nil` if a newer one took over.
     private func schedulerTarget(_ generation: Int) -> Duration? {
-        engine.withLock { $0.schedulerGeneration == generation ? $0.scheduledWake : nil }
+        engine.withLock { $0.timers.generation == generation ? $0.timers.scheduledWake : nil }
     }
 
     /// Runs the timers due by now; returns whether this scheduler has more to wait for.
     private func runDueTimers(_ generation: Int) -> Bool {
         engine.withLock { engine in
-            guard engine.schedulerGeneration == generation else { return false }
+            guard engine.timers.generation == generation else { return false }
             engine.process(until: clock.now(), fromScheduler: true)
-            return engine.scheduledWake != nil
+            return engine.timers.scheduledWake != nil
         }
     }
 }
