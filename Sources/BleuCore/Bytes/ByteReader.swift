@@ -42,23 +42,38 @@ package struct ByteReader {
     }
 
     package mutating func u16() throws(PacketDecodingError) -> UInt16 {
-        try need(2)
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+        try integer(byteCount: 2)
     }
 
     package mutating func u24() throws(PacketDecodingError) -> UInt32 {
-        try need(3)
-        defer { offset += 3 }
-        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+        try integer(byteCount: 3)
     }
 
     package mutating func u32() throws(PacketDecodingError) -> UInt32 {
-        UInt32(try u16()) | UInt32(try u16()) << 16
+        try integer(byteCount: 4)
     }
 
     package mutating func u64() throws(PacketDecodingError) -> UInt64 {
-        UInt64(try u32()) | UInt64(try u32()) << 32
+        try integer(byteCount: 8)
+    }
+
+    /// A little-endian integer `byteCount` bytes wide (1 to the type's width, such as the
+    /// SIG's 24- and 40-bit fields), sign-extended for signed types.
+    package mutating func integer<Integer: FixedWidthInteger>(byteCount: Int, as type: Integer.Type = Integer.self)
+        throws(PacketDecodingError) -> Integer
+    {
+        precondition(byteCount >= 1 && byteCount * 8 <= Integer.bitWidth, "byteCount outside 1...\(Integer.bitWidth / 8)")
+        try need(byteCount)
+        var raw: UInt64 = 0
+        for index in 0..<byteCount {
+            raw |= UInt64(bytes[offset + index]) << (8 * index)
+        }
+        offset += byteCount
+        if Integer.isSigned && byteCount < 8 {
+            let shift = UInt64(64 - 8 * byteCount)
+            return Integer(truncatingIfNeeded: Int64(bitPattern: raw << shift) >> shift)
+        }
+        return Integer(truncatingIfNeeded: raw)
     }
 
     package mutating func take(_ count: Int) throws(PacketDecodingError) -> [UInt8] {

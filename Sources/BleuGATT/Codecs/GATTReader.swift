@@ -1,3 +1,4 @@
+import BleuCore
 import Foundation
 
 /// Reads the fields of a characteristic or descriptor value in order, little-endian as GATT
@@ -7,31 +8,31 @@ import Foundation
 /// Codecs for structured values read their fields with ``decode(_:field:)``, which names the
 /// field in any error.
 public struct GATTReader: Sendable {
-    private let bytes: [UInt8]
-    /// How many bytes have been read.
-    public private(set) var offset: Int = 0
+    /// The bounds-checked little-endian reader underneath; its errors become GATT's.
+    private var reader: ByteReader
 
     /// A reader over these bytes.
     public init(_ data: Data) {
-        self.bytes = Array(data)
+        reader = ByteReader(Array(data), packet: "GATT value")
     }
 
     /// A reader over these bytes.
     public init(_ bytes: [UInt8]) {
-        self.bytes = bytes
+        reader = ByteReader(bytes, packet: "GATT value")
     }
 
+    /// How many bytes have been read.
+    public var offset: Int { reader.offset }
+
     /// The number of bytes not read yet.
-    public var remainingCount: Int { bytes.count - offset }
+    public var remainingCount: Int { reader.remaining }
 
     /// Whether every byte has been read.
-    public var isAtEnd: Bool { offset == bytes.count }
+    public var isAtEnd: Bool { reader.isAtEnd }
 
     /// Reads one byte. Throws ``GATTCodecError/Kind/invalidLength`` at the end.
     public mutating func readByte() throws(GATTCodecError) -> UInt8 {
-        try need(1, "1 byte (uint8)")
-        defer { offset += 1 }
-        return bytes[offset]
+        try read("1 byte (uint8)") { reader throws(PacketDecodingError) in try reader.u8() }
     }
 
     /// Reads a little-endian integer of the type's width. Throws
@@ -48,31 +49,19 @@ public struct GATTReader: Sendable {
     public mutating func readInteger<Integer: FixedWidthInteger>(byteCount: Int, as type: Integer.Type = Integer.self)
         throws(GATTCodecError) -> Integer
     {
-        precondition(byteCount >= 1 && byteCount * 8 <= Integer.bitWidth, "byteCount outside 1...\(Integer.bitWidth / 8)")
-        try need(byteCount, "\(bytesText(byteCount)) (\(Integer.isSigned ? "sint" : "uint")\(byteCount * 8))")
-        var raw: UInt64 = 0
-        for index in 0..<byteCount {
-            raw |= UInt64(bytes[offset + index]) << (8 * index)
+        try read("\(bytesText(byteCount)) (\(Integer.isSigned ? "sint" : "uint")\(byteCount * 8))") { reader throws(PacketDecodingError) in
+            try reader.integer(byteCount: byteCount, as: type)
         }
-        offset += byteCount
-        if Integer.isSigned && byteCount < 8 {
-            let shift = UInt64(64 - 8 * byteCount)
-            return Integer(truncatingIfNeeded: Int64(bitPattern: raw << shift) >> shift)
-        }
-        return Integer(truncatingIfNeeded: raw)
     }
 
     /// Reads exactly `count` bytes. Throws ``GATTCodecError/Kind/invalidLength`` when fewer remain.
     public mutating func readBytes(_ count: Int) throws(GATTCodecError) -> Data {
-        try need(count, bytesText(count))
-        defer { offset += count }
-        return Data(bytes[offset..<offset + count])
+        Data(try read(bytesText(count)) { reader throws(PacketDecodingError) in try reader.take(count) })
     }
 
     /// Reads every byte left (possibly none).
     public mutating func readRemainingBytes() -> Data {
-        defer { offset = bytes.count }
-        return Data(bytes[offset...])
+        Data(reader.rest())
     }
 
     /// Decodes the next field with a codec, naming the field in any error it throws.
@@ -90,14 +79,21 @@ public struct GATTReader: Sendable {
     /// than its layout is malformed, not padded.
     public func expectEnd() throws(GATTCodecError) {
         guard isAtEnd else {
-            throw .invalidLength(expected: bytesText(offset), found: "\(bytesText(bytes.count)) (\(remainingCount) extra)")
+            throw .invalidLength(expected: bytesText(offset), found: "\(bytesText(reader.end)) (\(remainingCount) extra)")
         }
     }
 
-    private func need(_ count: Int, _ what: @autoclosure () -> String) throws(GATTCodecError) {
-        guard count <= remainingCount else {
-            throw .invalidLength(expected: "\(what()) at offset \(offset)",
-                                 found: remainingCount == 0 ? "the end of the value" : "only \(bytesText(remainingCount))")
+    /// Runs a read of `what`; too few bytes become ``GATTCodecError/Kind/invalidLength``,
+    /// saying what was read where and what was left.
+    private mutating func read<T>(_ what: @autoclosure () -> String,
+                                  _ body: (inout ByteReader) throws(PacketDecodingError) -> T) throws(GATTCodecError) -> T {
+        let start = offset
+        let available = remainingCount
+        do {
+            return try body(&reader)
+        } catch {
+            throw .invalidLength(expected: "\(what()) at offset \(start)",
+                                 found: available == 0 ? "the end of the value" : "only \(bytesText(available))")
         }
     }
 }
