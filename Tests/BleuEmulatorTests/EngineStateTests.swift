@@ -8,7 +8,7 @@ import Testing
 struct EngineStateTests {
     @Test("a table never reuses a key, and a table that continues another keeps counting")
     func keyedTable() {
-        var links = KeyedTable<LinkID, String>()
+        var links = KeyedTable<LinkKind, String>()
         let first = links.allocate()
         let second = links.allocate()
         links[first] = "a"
@@ -21,7 +21,7 @@ struct EngineStateTests {
         links[second]?.append("c")
         #expect(links[second] == "bc", "entries are modified in place")
         #expect(links.sortedKeys == [second])
-        let continued = KeyedTable<LinkID, String>(continuing: links)
+        let continued = KeyedTable<LinkKind, String>(continuing: links)
         var next = continued
         let fresh = next.allocate()
         #expect(fresh > third, "a bus started afresh never names an old key")

@@ -28,13 +28,13 @@ struct Engine {
     var identities: DeviceIdentities
     var numbers = SerialNumbers()
 
-    var centrals: KeyedTable<CentralKey, CentralNode>
-    var peripherals: KeyedTable<PeripheralKey, PeripheralNode>
+    var centrals: KeyedTable<CentralKind, CentralNode>
+    var peripherals: KeyedTable<PeripheralKind, PeripheralNode>
     /// Restorable devices by restore identifier, for the managers that take them over.
     var restorable = RestorableDevices()
-    var links = KeyedTable<LinkID, Link>()
-    var channels = KeyedTable<ChannelID, BusChannel>()
-    var streams = KeyedTable<StreamID, ValueStream>()
+    var links = KeyedTable<LinkKind, Link>()
+    var channels = KeyedTable<ChannelKind, BusChannel>()
+    var streams = KeyedTable<StreamKind, ValueStream>()
     /// Security levels the pairs of devices bonded at.
     var bonds: [BondKey: SecurityLevel] = [:]
 

@@ -1,18 +1,8 @@
-/// A key of one of the engine's tables: a number the table allocates, never reused on a bus.
-protocol EngineKey: Hashable, Comparable, Sendable {
-    init(rawValue: Int)
-    var rawValue: Int { get }
-}
-
-extension CentralKey: EngineKey {}
-extension PeripheralKey: EngineKey {}
-extension LinkID: EngineKey {}
-extension ChannelID: EngineKey {}
-extension StreamID: EngineKey {}
-
 /// One of the engine's tables: its entries by key, and the allocation of new keys. A key is
 /// never reused, so a stale key finds nothing rather than another entry.
-struct KeyedTable<Key: EngineKey, Value>: Sequence {
+struct KeyedTable<Kind: TableKeyKind, Value>: Sequence {
+    typealias Key = TableKey<Kind>
+
     private var entries: [Key: Value] = [:]
     /// The raw value the next allocated key gets.
     private(set) var nextRawValue = 1
