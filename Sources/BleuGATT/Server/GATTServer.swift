@@ -135,8 +135,8 @@ public final class GATTServer: Sendable {
                 guard declared?.value == nil else { continue }
                 state.entries[characteristic.valueHandle] = Entry(
                     name: declared?.name ?? characteristic.uuid.description,
-                    read: handlers.readers[characteristic.uuid]?.handler,
-                    write: handlers.writers[characteristic.uuid]?.handler)
+                    read: handlers.readers[characteristic.uuid],
+                    write: handlers.writers[characteristic.uuid])
             }
         }
         return HostedService(server: self, published: published, name: name)

@@ -26,14 +26,8 @@ public struct GATTServiceHandlers: Sendable {
     /// closure: that shape crashes this toolchain's SILGen.)
     typealias WriteHandler = @Sendable (_ data: Data) -> Result<WriteCall, GATTCodecError>
 
-    struct Registration<Handler: Sendable>: Sendable {
-        var name: String
-        var properties: CharacteristicProperties
-        var handler: Handler
-    }
-
-    var readers: [BluetoothUUID: Registration<ReadHandler>] = [:]
-    var writers: [BluetoothUUID: Registration<WriteHandler>] = [:]
+    var readers: [BluetoothUUID: ReadHandler] = [:]
+    var writers: [BluetoothUUID: WriteHandler] = [:]
 
     /// No handlers yet: reads get the last value set, writes are refused.
     public init() {}
@@ -43,7 +37,7 @@ public struct GATTServiceHandlers: Sendable {
     /// with ``HostedService/setValue(_:for:)``.
     public mutating func onRead<Value>(_ characteristic: Characteristic<Value>,
                                        _ handler: @escaping @Sendable (_ central: UUID) async throws -> Value) {
-        readers[characteristic.uuid] = Registration(name: characteristic.name, properties: characteristic.properties) { central in
+        readers[characteristic.uuid] = { central in
             let value = try await handler(central)
             do throws(GATTCodecError) {
                 return try characteristic.encode(value)
@@ -57,7 +51,7 @@ public struct GATTServiceHandlers: Sendable {
     /// response, to `handler`. Invalid values are answered for you and not passed on.
     public mutating func onWrite<Value>(_ characteristic: Characteristic<Value>,
                                         _ handler: @escaping @Sendable (_ value: Value, _ central: UUID) async throws -> Void) {
-        writers[characteristic.uuid] = Registration(name: characteristic.name, properties: characteristic.properties) { data in
+        writers[characteristic.uuid] = { data in
             do throws(GATTCodecError) {
                 let value = try characteristic.decode(data)
                 return .success { central in try await handler(value, central) }
@@ -77,7 +71,7 @@ public struct GATTServiceHandlers: Sendable {
 
     /// Checks that every handler belongs to a characteristic of `declaration` that allows it.
     func validate(against declaration: ServiceDeclaration) throws(BleuError) {
-        for (uuid, reader) in readers {
+        for uuid in readers.keys {
             guard let declared = declaration.characteristic(uuid) else {
                 throw .invalidState(.handlerForUndeclared(uuid, .read))
             }
@@ -88,7 +82,7 @@ public struct GATTServiceHandlers: Sendable {
                 throw .invalidState(.handlerForStaticValue(uuid))
             }
         }
-        for (uuid, writer) in writers {
+        for uuid in writers.keys {
             guard let declared = declaration.characteristic(uuid) else {
                 throw .invalidState(.handlerForUndeclared(uuid, .write))
             }
