@@ -134,4 +134,38 @@ struct ReceivePathTests {
         await eventually { await radio.client.subscription(0x20, on: ConnectionHandle(1))?.streams.isEmpty == true }
         #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.streams.isEmpty == true)
     }
+
+    @Test("a malformed notification is counted and dropped; the next one still reaches the subscriber")
+    func malformedNotification() async throws {
+        let harness = try await RadioHarness.start()
+        let id = try await harness.connect()
+        let controller = harness.controller
+        let peer = Task {
+            for await packet in controller.acl {
+                guard let frame = try? L2CAPBFrame(decoding: packet.data), frame.channelID == L2CAPBFrame.attCID,
+                      let pdu = try? ATTPDU(decoding: frame.payload) else { continue }
+                let answer: ATTPDU
+                switch pdu {
+                case .findInformationRequest:
+                    answer = .findInformationResponse(ATTPDU.FindInformationResponse(entries: [
+                        .init(handle: 0x21, type: BluetoothUUID.Descriptor.clientCharacteristicConfiguration)]))
+                case .writeRequest: answer = .writeResponse
+                default: continue
+                }
+                try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
+                    channelID: L2CAPBFrame.attCID, payload: answer.encoded).encoded))
+            }
+        }
+        defer { peer.cancel() }
+        let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
+                                                  properties: [.notify], handle: 0x1F, valueHandle: 0x20, endHandle: 0x21)
+        let stream = try await harness.central.subscribe(to: characteristic)
+        var values = stream.makeAsyncIterator()
+        for payload: [UInt8] in [[0x1B, 0x20], ATTPDU.handleValueNotification(handle: 0x20, value: [1]).encoded] {
+            try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
+                channelID: L2CAPBFrame.attCID, payload: payload).encoded))
+        }
+        #expect(try await values.next() == Data([1]))
+        #expect(await harness.radio.malformedNotifications == 1)
+    }
 }

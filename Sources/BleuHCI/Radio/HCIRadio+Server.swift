@@ -27,7 +27,9 @@ extension HCIRadio {
                 valueReceived(valueHandle, value, on: link)
                 pipeline.send(ATTPDU.handleValueConfirmation, on: handle)
             default:
-                break  // malformed: dropped
+                // Malformed: no subscriber can be told which value it was. Counted and logged.
+                client.malformedNotifications += 1
+                logger.notice("dropped a malformed notification or indication on \(handle): \(bytes.count) bytes")
             }
             return
         case .confirmation?:

@@ -88,6 +88,9 @@ public actor HCIRadio {
     public var usesExtendedCommands: Bool { setup.usesExtendedCommands }
     /// Frames dropped because their link went down before the host took them.
     public var framesForClosedLinks: Int { pipeline.framesForClosedLinks }
+    /// Notifications and indications from a peer that did not decode, so reached no
+    /// subscriber (each is also logged).
+    public var malformedNotifications: Int { client.malformedNotifications }
 
     /// Resets and initialises the controller (``HCIHost/start()``), takes the configured address,
     /// and powers the radio on: both managers see ``/BleuCore/ManagerState/poweredOn``. Throws
