@@ -91,7 +91,9 @@ struct HostPipeline: Sendable {
         tasks = []
     }
 
-    /// Leaves a chore for the radio (from any thread).
+    /// Leaves a chore for the radio (from any thread). Once the lanes ended a chore is moot and
+    /// goes nowhere: losing the controller already failed every attempt, ended every scan and
+    /// dropped every value stream's state.
     func post(_ chore: RadioChore) {
         chores?.yield(chore)
     }
