@@ -133,7 +133,7 @@ struct GATTClientTests {
         for value in 0..<3 {
             #expect(await bearer.receive(ATTPDU.handleValueNotification(handle: 12, value: [UInt8(value)]).encoded))
         }
-        #expect(await bearer.droppedNotifications == 1)
+        #expect(bearer.droppedNotifications == 1)
         var iterator = bearer.notifications.makeAsyncIterator()
         #expect(await iterator.next()?.value == [0], "the oldest are kept")
     }

@@ -19,6 +19,18 @@ final class ClientChannel: StreamReceiver {
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
     private let clock: ElapsedClock
+    /// Control messages (credit grants, cancellations) waiting to go out, in order, on the lane
+    /// the channel owns; see ``sendControl(_:)``.
+    private let control: AsyncStream<Control>.Continuation
+    private let controlLane = Locked<Task<Void, Never>?>(nil)
+    private let lost = Locked(LostControlMessages())
+
+    /// What the control lane carries: a message, or a marker resumed once everything before it
+    /// went out (or was counted lost).
+    private enum Control {
+        case message(Request)
+        case marker(CheckedContinuation<Void, Never>)
+    }
 
     /// Call ids rotate through 0–127, so they take one byte on air; the pending-call limit
     /// stays below 128, so a free id always exists.
@@ -62,6 +74,26 @@ final class ClientChannel: StreamReceiver {
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
         state = Locked(State(fragmenter: Fragmenter(format: configuration.wireFormat, maximumMessageSize: configuration.maximumMessageSize),
                              reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
+        let (controlStream, control) = AsyncStream.makeStream(of: Control.self)
+        self.control = control
+        controlLane.withLock { lane in
+            lane = Task { [weak self] in
+                for await item in controlStream {
+                    switch item {
+                    case .message(let request):
+                        guard let self else { return }
+                        await self.deliverControl(request)
+                    case .marker(let continuation):
+                        continuation.resume()
+                    }
+                }
+            }
+        }
+    }
+
+    deinit {
+        control.finish()
+        controlLane.withLock { $0?.cancel() }
     }
 
     /// Starts taking replies from the reply characteristic's value stream.
@@ -194,7 +226,7 @@ final class ClientChannel: StreamReceiver {
         guard case .some(let continuation) = waiter else { return }
         continuation?.resume(with: result)
         if abandoned {
-            Task { [weak self] in try? await self?.send(Request.cancel(id: id).encoded()) }
+            sendControl(.cancel(id: id))
         }
     }
 
@@ -278,7 +310,7 @@ final class ClientChannel: StreamReceiver {
                     inbox.push(bytes)
                 } else {
                     limits.logger.debug("an element of unknown stream \(id) from \(peripheral); cancelling it")
-                    Task { [weak self] in try? await self?.send(Request.cancelStream(stream: id).encoded()) }
+                    sendControl(.cancelStream(stream: id))
                 }
             case .streamEnd(let id):
                 state.withLock { $0.streams.removeValue(forKey: id) }?.inbox.finish(.end)
@@ -317,6 +349,50 @@ final class ClientChannel: StreamReceiver {
         }
         for inbox in streams { inbox.finish(.failure(error)) }
         receiver.withLock { $0?.cancel() }
+        // What is queued still goes through the lane, and is counted lost if it cannot go out.
+        control.finish()
+    }
+
+    // MARK: Control messages
+
+    /// Control messages that could not be sent, by kind.
+    var lostControlMessages: LostControlMessages { lost.withLock { $0 } }
+
+    /// Queues a control message for the peripheral: sent in order with the other control
+    /// messages on the channel's lane, and counted lost (``lostControlMessages``) and logged
+    /// if it cannot be sent. Never waits.
+    func sendControl(_ request: Request) {
+        if case .terminated = control.yield(.message(request)) {
+            controlLost(request, BleuError.invalidState(.channelClosed))
+        }
+    }
+
+    /// Returns once every control message queued before the call was sent or counted lost.
+    func controlSent() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = control.yield(.marker(continuation)) { continuation.resume() }
+        }
+    }
+
+    private func deliverControl(_ request: Request) async {
+        do {
+            try await send(request.encoded())
+        } catch {
+            controlLost(request, error)
+        }
+    }
+
+    private func controlLost(_ request: Request, _ error: any Error) {
+        let kind = lost.withLock { $0.count(request) }
+        let consequence = switch kind {
+        case .creditGrant: "the stream's producer may stall waiting for credits"
+        case .cancel: "the peripheral may still run the call"
+        case .streamCancel: "the peripheral may keep producing the stream until the link ends"
+        case nil: "unexpected control message"
+        }
+        // On a closed channel the peripheral's side ended too: worth a trace, not a warning.
+        limits.logger.log(level: isClosed ? .debug : .warning,
+                          "could not send \(kind?.rawValue ?? "a control message") to \(peripheral): \(error); \(consequence)")
     }
 
     // MARK: Streams
@@ -329,7 +405,7 @@ final class ClientChannel: StreamReceiver {
         let inbox = StreamInbox(capacity: capacity, onCancel: { [weak self] in
             guard let self else { return }
             self.state.withLock { _ = $0.streams.removeValue(forKey: id) }
-            Task { try? await self.send(Request.cancelStream(stream: id).encoded()) }
+            self.sendControl(.cancelStream(stream: id))
         }, onDequeue: { [weak self] in
             guard let self else { return }
             let threshold = max(1, capacity / 2)
@@ -340,7 +416,7 @@ final class ClientChannel: StreamReceiver {
                 return consumed >= threshold ? consumed : nil
             }
             if let grant {
-                Task { try? await self.send(Request.streamCredit(stream: id, credits: UInt32(grant)).encoded()) }
+                self.sendControl(.streamCredit(stream: id, credits: UInt32(grant)))
             }
         })
         let closed: (any Error)? = state.withLock { state in
@@ -351,8 +427,43 @@ final class ClientChannel: StreamReceiver {
         if let closed {
             inbox.finish(.failure(closed))
         } else {
-            Task { [weak self] in try? await self?.send(Request.streamCredit(stream: id, credits: UInt32(capacity)).encoded()) }
+            sendControl(.streamCredit(stream: id, credits: UInt32(capacity)))
         }
         return inbox
+    }
+}
+
+/// Control messages a central could not send to a peripheral, counted by kind: each one the
+/// peripheral never got (a credit grant, a cancellation) changes what it does, so none is
+/// dropped silently.
+struct LostControlMessages: Sendable, Hashable {
+    enum Kind: String, Sendable {
+        case creditGrant = "a stream credit grant"
+        case cancel = "a call cancellation"
+        case streamCancel = "a stream cancellation"
+    }
+
+    /// ``Request/streamCredit(stream:credits:)`` messages.
+    var creditGrants = 0
+    /// ``Request/cancel(id:)`` messages.
+    var cancels = 0
+    /// ``Request/cancelStream(stream:)`` messages.
+    var streamCancels = 0
+
+    /// Counts `request` under its kind, which it returns (`nil` for a request that is no control message).
+    mutating func count(_ request: Request) -> Kind? {
+        switch request {
+        case .streamCredit:
+            creditGrants += 1
+            return .creditGrant
+        case .cancel:
+            cancels += 1
+            return .cancel
+        case .cancelStream:
+            streamCancels += 1
+            return .streamCancel
+        default:
+            return nil
+        }
     }
 }

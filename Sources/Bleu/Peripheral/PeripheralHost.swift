@@ -162,7 +162,14 @@ final class PeripheralHost: Sendable {
             return (services, tasks)
         }
         for task in tasks { task.cancel() }
-        for service in services { try? await manager.remove(service) }
+        for service in services {
+            do {
+                try await manager.remove(service)
+            } catch {
+                // The service stays published: a central may still find it and write to it.
+                configuration.logger.warning("could not remove the service \(service.uuid) of an ended actor: \(error)")
+            }
+        }
     }
 
     // MARK: Events

@@ -30,6 +30,9 @@ public final class GATTClient: Sendable {
         /// Unsubscriptions under way, per value handle; at most one each.
         var unsubscribing: [UInt16: (id: Int, task: Task<Void, Never>)] = [:]
         var nextID = 0
+        /// Unsubscriptions the peripheral did not take, and the last one's error.
+        var failed = 0
+        var lastFailure: (any Error)?
     }
 
     let subscriptions = Locked(Subscriptions())
@@ -109,14 +112,32 @@ public final class GATTClient: Sendable {
             let task = Task { [central, subscriptions] in
                 // Stand down if a stream opened meanwhile (it counted itself under this lock).
                 guard subscriptions.withLock({ $0.counts[handle] == nil }) else { return }
-                // Not connected any more, or already unsubscribed: nothing to undo.
-                try? await central.unsubscribe(from: characteristic)
+                var failure: (any Error)?
+                do {
+                    try await central.unsubscribe(from: characteristic)
+                } catch BleuError.notConnected, BleuError.disconnected {
+                    // Not connected any more: nothing to undo.
+                } catch {
+                    // The peripheral may go on sending: counted, not hidden.
+                    failure = error
+                }
                 subscriptions.withLock { state in
                     if state.unsubscribing[handle]?.id == id { state.unsubscribing[handle] = nil }
+                    if let failure {
+                        state.failed += 1
+                        state.lastFailure = failure
+                    }
                 }
             }
             state.unsubscribing[handle] = (id, task)
         }
+    }
+
+    /// Unsubscriptions (the last typed stream of a characteristic ending) that failed on a
+    /// connected peripheral, which may go on sending the values; the last one's error. A
+    /// peripheral that is no longer connected needs no unsubscription and counts nothing.
+    public var failedUnsubscriptions: (count: Int, last: (any Error)?) {
+        subscriptions.withLock { ($0.failed, $0.lastFailure) }
     }
 
     /// The number of typed streams open on a characteristic (for tests and diagnostics).

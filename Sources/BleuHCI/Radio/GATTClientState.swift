@@ -34,6 +34,8 @@ struct GATTClientState {
     let streamLimit: Int
     private var links: [ConnectionHandle: Link] = [:]
     private var lastStreamID = 0
+    /// Notifications and indications that did not decode, so reached no subscriber.
+    var malformedNotifications = 0
 
     init(writeQueueDepth: Int, streamLimit: Int) {
         self.writeQueueDepth = writeQueueDepth

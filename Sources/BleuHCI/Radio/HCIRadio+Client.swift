@@ -143,9 +143,8 @@ extension HCIRadio {
                                                                     bufferingPolicy: .bufferingOldest(client.streamLimit))
         let handle = link.handle
         let id = client.addStream(continuation, valueHandle: valueHandle, on: handle)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.streamEnded(id, valueHandle: valueHandle, on: handle) }
-        }
+        let pipeline = self.pipeline
+        continuation.onTermination = { _ in pipeline.post(.valueStreamEnded(id, valueHandle: valueHandle, handle: handle)) }
         if let cccd = cccdToWrite {
             let bits: UInt16 = characteristic.properties.contains(.notify) ? 0x0001 : 0x0002
             do {
@@ -159,10 +158,6 @@ extension HCIRadio {
             }
         }
         return stream
-    }
-
-    private func streamEnded(_ id: GATTClientState.StreamID, valueHandle: UInt16, on handle: ConnectionHandle) {
-        client.removeStream(id, valueHandle: valueHandle, on: handle)
     }
 
     func unsubscribe(from characteristic: RemoteCharacteristic) async throws {

@@ -36,26 +36,32 @@ extension HCIRadio {
                                                                ownAddressType: setup.ownAddressType,
                                                                connection: configuration.connectionParameters))
         let id = connections.nextAttemptID()
-        let handle: ConnectionHandle = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                connections.begin(ConnectAttempt(id: id, peer: peer, address: entry.address, continuation: continuation))
-                logger.debug("connecting to \(entry.address) (\(entry.type))")
-                Task {
-                    do {
-                        _ = try await host.send(create)
-                    } catch {
-                        connections.failAttempt(id, Self.connectionFailure(error, peer: peer))
-                    }
-                }
-                if let timeout {
-                    Task { [clock] in
-                        try? await clock.sleep(for: timeout)
-                        cancelAttempt(id, because: .connectionTimeout(peer))
-                    }
-                }
+        // The attempt's deadline: owned by this call, cancelled once the attempt ended.
+        let deadline = timeout.map { timeout in
+            Task { [weak self, clock] in
+                do { try await clock.sleep(for: timeout) } catch { return }
+                await self?.cancelAttempt(id, because: .connectionTimeout(peer))
             }
-        } onCancel: {
-            Task { await self.cancelAttempt(id, because: .cancelled) }
+        }
+        let pipeline = self.pipeline
+        let handle: ConnectionHandle
+        do {
+            defer { deadline?.cancel() }
+            handle = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    connections.begin(ConnectAttempt(id: id, peer: peer, address: entry.address, continuation: continuation))
+                    logger.debug("connecting to \(entry.address) (\(entry.type))")
+                    spawn { radio in
+                        do {
+                            _ = try await radio.host.send(create)
+                        } catch {
+                            radio.connections.failAttempt(id, Self.connectionFailure(error, peer: peer))
+                        }
+                    }
+                }
+            } onCancel: {
+                pipeline.post(.cancelAttempt(id))
+            }
         }
         try await waitForSetup(handle, of: peer)
     }
@@ -65,16 +71,17 @@ extension HCIRadio {
     func cancelAttempt(_ id: UInt64, because reason: BleuError) {
         guard let attempt = connections.cancelAttempt(id, because: reason) else { return }
         logger.debug("cancelling the connection attempt to \(attempt.address): \(reason)")
-        Task { [clock] in
+        spawn { radio in
             do {
-                _ = try await host.execute(.leCreateConnectionCancel)
+                _ = try await radio.host.execute(.leCreateConnectionCancel)
                 // A controller reports the attempt's end (LE Connection Complete, Unknown Connection
-                // Identifier) at once; one that does not (Bumble's) must not hold the caller.
-                try? await clock.sleep(for: .seconds(2))
-                connections.failAttempt(id, reason)
+                // Identifier) at once; one that does not (Bumble's) must not hold the caller. A
+                // cancelled wait (the radio stopping) ends it at once.
+                try? await radio.clock.sleep(for: .seconds(2))
+                radio.connections.failAttempt(id, reason)
             } catch {
                 // Nothing to cancel (the connection completed at the same moment), or no controller.
-                connections.failAttempt(id, reason)
+                radio.connections.failAttempt(id, reason)
             }
         }
     }
@@ -103,9 +110,11 @@ extension HCIRadio {
         }
         let peer = connections.identify(event.peerAddress, type: event.peerAddressType)
         let handle = ConnectionHandle(event.handle)
-        let bearer = ATTBearer(clock: clock, timeout: configuration.attTimeout) { [weak self] bytes in
-            guard let self else { throw BleuError.notConnected(peer) }
-            try await self.sendChecked(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: bytes), on: handle)
+        // The bearer's PDUs go straight onto the pipeline's frame lane (a yield, no hop); once
+        // the link closes, the bearer is closed too and sends nothing more.
+        let pipeline = self.pipeline
+        let bearer = ATTBearer(clock: clock, timeout: configuration.attTimeout) { bytes in
+            pipeline.send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: bytes), on: handle)
         }
         let link = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress, bearer: bearer)
         server.linkOpened(handle, peer: peer, maxMTU: configuration.attMTU)
@@ -126,7 +135,7 @@ extension HCIRadio {
         case .abandoned:
             disconnect(handle, reason: 0x13)
         case .awaitingSetup:
-            Task { await self.setUpCentralLink(handle) }
+            spawn { radio in await radio.setUpCentralLink(handle) }
         case .ready:
             events.peripheral.yield(.centralConnected(peer))
             // Advertising stops when a connection is made; keep advertising as asked.
@@ -188,7 +197,7 @@ extension HCIRadio {
         guard let link = connections.remove(handle) else { return }
         let reason = link.disconnectRequested ? DisconnectReason.localHostTerminated : reported
         let error = BleuError.disconnected(link.peer, reason)
-        Task { await link.bearer.close(error) }
+        link.bearer.close(error)
         client.linkClosed(handle, error: error)
         connections.releaseWaiters(of: handle, failingSetupWith: error)
         linkLayer.linkClosed(handle, error: error)

@@ -95,15 +95,17 @@ extension HCIRadio {
         let identifier = connections.signalIdentifier(on: link.handle)
         let pending = PendingSignal(handle: link.handle, identifier: identifier)
         let timeout = configuration.attTimeout
+        // The signalling timeout: owned by this call, cancelled once the peer answered.
+        let timer = Task { [weak self, clock] in
+            do { try await clock.sleep(for: timeout) } catch { return }
+            await self?.channelOpenTimedOut(pending, after: timeout)
+        }
+        defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
             channels.requested(PendingChannelOpen(psm: psm, localCID: local, continuation: continuation), as: pending)
             pipeline.send(L2CAPSignal(identifier: identifier, .leCreditBasedConnectionRequest(
                 spsm: psm, sourceCID: local, mtu: UInt16(channels.localMTU), mps: UInt16(channels.localMPS),
                 initialCredits: UInt16(channels.localCredits))), on: link.handle)
-            Task { [weak self, clock] in
-                try? await clock.sleep(for: timeout)
-                await self?.channelOpenTimedOut(pending, after: timeout)
-            }
         }
     }
 

@@ -14,8 +14,9 @@ extension HCIRadio {
         _ = try await host.execute(RadioScanner.parameters(configuration, ownAddressType: setup.ownAddressType,
                                                            extended: extended))
         _ = try await host.execute(RadioScanner.enable(true, extended: extended))
+        let pipeline = self.pipeline
         return scanner.begin(options, responseWait: configuration.scanResponseWait, capacity: configuration.maxKnownPeers) {
-            [weak self] id in Task { await self?.scanConsumerEnded(id) }
+            id in pipeline.post(.scanConsumerEnded(id))
         }
     }
 
@@ -25,11 +26,6 @@ extension HCIRadio {
         scanner.end(throwing: nil)
         await pipeline.attempt(RadioScanner.enable(false, extended: setup.usesExtendedCommands), completes: true,
                                "stopping a scan")
-    }
-
-    private func scanConsumerEnded(_ id: RadioScanner.ID) async {
-        guard scanner.currentID == id else { return }
-        await stopScan()
     }
 
     func scanReport(_ report: ScanReport) {

@@ -13,9 +13,8 @@ extension HCIRadio {
         guard let link = connections[handle] else { return }
         switch ATTOpcode(rawValue: bytes.first ?? 0).method {
         case .response?:
-            // One request is outstanding at a time, so the order of responses cannot change.
-            let bearer = link.bearer
-            Task { await bearer.receive(bytes) }
+            // Resumes the request waiting for it, here and now: no task, no hop.
+            _ = link.bearer.take(bytes)
             return
         case .notification?, .indication?:
             // Handled here, in arrival order, rather than through the bearer.
@@ -28,7 +27,9 @@ extension HCIRadio {
                 valueReceived(valueHandle, value, on: link)
                 pipeline.send(ATTPDU.handleValueConfirmation, on: handle)
             default:
-                break  // malformed: dropped
+                // Malformed: no subscriber can be told which value it was. Counted and logged.
+                client.malformedNotifications += 1
+                logger.notice("dropped a malformed notification or indication on \(handle): \(bytes.count) bytes")
             }
             return
         case .confirmation?:
@@ -83,11 +84,7 @@ extension HCIRadio {
     /// Answers a request the application leaves unanswered, so the central does not wait out
     /// its transaction timeout.
     private func watch(_ id: ATTRequestID) {
-        let timeout = configuration.requestAnswerTimeout
-        Task { [weak self, clock] in
-            try? await clock.sleep(for: timeout)
-            await self?.answerUnanswered(id)
-        }
+        spawn(after: configuration.requestAnswerTimeout) { radio in radio.answerUnanswered(id) }
     }
 
     private func answerUnanswered(_ id: ATTRequestID) {

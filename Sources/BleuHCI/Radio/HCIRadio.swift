@@ -45,6 +45,9 @@ public actor HCIRadio {
     var client: GATTClientState
     /// LE credit-based channels.
     var channels: ChannelTable
+    /// The tasks the radio started for work that outlives one message (a link's setup, a
+    /// timer, a command whose outcome it waits on); cancelled when the controller is lost.
+    var owned = OwnedTasks()
 
     /// A radio on `host`; ``start()`` brings the controller up. Its timers run on `clock`; it logs
     /// connections and problems to `logger` (details at debug and trace level), and counts the
@@ -85,6 +88,9 @@ public actor HCIRadio {
     public var usesExtendedCommands: Bool { setup.usesExtendedCommands }
     /// Frames dropped because their link went down before the host took them.
     public var framesForClosedLinks: Int { pipeline.framesForClosedLinks }
+    /// Notifications and indications from a peer that did not decode, so reached no
+    /// subscriber (each is also logged).
+    public var malformedNotifications: Int { client.malformedNotifications }
 
     /// Resets and initialises the controller (``HCIHost/start()``), takes the configured address,
     /// and powers the radio on: both managers see ``/BleuCore/ManagerState/poweredOn``. Throws
@@ -118,6 +124,13 @@ public actor HCIRadio {
                     await self.receive(item)
                 }
                 await self?.controllerLost()
+            }, chores: { chores in
+                Task { [weak self] in
+                    for await chore in chores {
+                        guard let self else { return }
+                        await self.perform(chore)
+                    }
+                }
             })
         }
         events.setState(.poweredOn)
@@ -158,6 +171,7 @@ public actor HCIRadio {
     func controllerLost() {
         guard events.state == .poweredOn else { return }
         pipeline.stop()
+        owned.cancelAll()
         scanner.end(throwing: BleuError.bluetoothPoweredOff)
         _ = advertiser.stopped()
         for handle in connections.handles { linkClosed(handle, reason: .poweredOff) }
@@ -205,7 +219,7 @@ public actor HCIRadio {
         case .le(.connectionUpdateComplete), .le(.phyUpdateComplete), .le(.dataLengthChange):
             if case .le(let meta) = event { linkLayer.apply(meta) }
         case .hardwareError:
-            Task { await self.stop() }
+            spawn { radio in await radio.stop() }
         default:
             break
         }
@@ -240,6 +254,39 @@ public actor HCIRadio {
         if server.updates.notificationsSent(notifications, on: handle) { events.peripheral.yield(.readyToUpdateSubscribers) }
         pipeline.aclRoom.signal()
         pumpUpdates(handle)
+    }
+
+    // MARK: Owned work
+
+    /// Runs `work` on the radio in a task the radio owns (after `delay`, when given): kept in
+    /// ``owned`` until it ends, cancelled when the controller is lost. A delayed task does not
+    /// keep the radio alive while it waits.
+    func spawn(after delay: Duration? = nil, _ work: @escaping @Sendable (isolated HCIRadio) async -> Void) {
+        let id = owned.reserve()
+        owned.started(id, Task { [weak self, clock] in
+            if let delay {
+                do { try await clock.sleep(for: delay) } catch { return }
+            }
+            await self?.runOwned(id, work)
+        })
+    }
+
+    private func runOwned(_ id: UInt64, _ work: @Sendable (isolated HCIRadio) async -> Void) async {
+        await work(self)
+        owned.finished(id)
+    }
+
+    /// A chore left on the pipeline's chore lane.
+    func perform(_ chore: RadioChore) async {
+        switch chore {
+        case .cancelAttempt(let id):
+            cancelAttempt(id, because: .cancelled)
+        case .scanConsumerEnded(let id):
+            guard scanner.currentID == id else { return }
+            await stopScan()
+        case let .valueStreamEnded(id, valueHandle, handle):
+            client.removeStream(id, valueHandle: valueHandle, on: handle)
+        }
     }
 
     // MARK: Sending

@@ -26,10 +26,12 @@ struct BackgroundCommand: Sendable {
     var purpose: String
 }
 
-/// The lanes between a radio and its ``HCIHost``, each one task: what the host reports reaches
-/// the radio in order; frames reach the host in the radio's order, waiting while its ACL queue
-/// is full (back-pressure); commands the radio does not wait on go in order, each failure
-/// logged. It counts the frames dropped for links that went down, and the ATT PDUs each way.
+/// The lanes between a radio and its ``HCIHost``, each one task the pipeline keeps: what the
+/// host reports reaches the radio in order; frames reach the host in the radio's order, waiting
+/// while its ACL queue is full (back-pressure); commands the radio does not wait on go in
+/// order, each failure logged; chores from outside the radio (a consumer gone, a caller
+/// cancelled) reach it in order. It counts the frames dropped for links that went down, and
+/// the ATT PDUs each way.
 ///
 /// Sending a frame or a command is a yield to a stream: no task and no actor hop per packet.
 struct HostPipeline: Sendable {
@@ -42,6 +44,8 @@ struct HostPipeline: Sendable {
     private let droppedFrames = Locked(0)
     private var frames: AsyncStream<OutboundFrame>.Continuation?
     private var commands: AsyncStream<BackgroundCommand>.Continuation?
+    /// Where code outside the radio's actor leaves chores for it.
+    private(set) var chores: AsyncStream<RadioChore>.Continuation?
     private var tasks: [Task<Void, Never>] = []
 
     init(host: HCIHost, logger: Logger, attTraffic: ATTTrafficCounter?) {
@@ -55,15 +59,19 @@ struct HostPipeline: Sendable {
     /// Frames dropped because their link went down before the host took them.
     var framesForClosedLinks: Int { droppedFrames.withLock { $0 } }
 
-    /// Starts the lanes: `inbound` is the task feeding the host's reports to the radio.
-    mutating func start(inbound: Task<Void, Never>) {
+    /// Starts the lanes. `inbound` feeds the host's reports to the radio; `chores` is handed
+    /// the stream of chores and drains it into the radio.
+    mutating func start(inbound: Task<Void, Never>, chores drain: (AsyncStream<RadioChore>) -> Task<Void, Never>) {
         let (frameStream, frames) = AsyncStream.makeStream(of: OutboundFrame.self)
         let (commandStream, commands) = AsyncStream.makeStream(of: BackgroundCommand.self)
+        let (choreStream, chores) = AsyncStream.makeStream(of: RadioChore.self)
         self.frames = frames
         self.commands = commands
+        self.chores = chores
         let pipeline = self
         tasks = [
             inbound,
+            drain(choreStream),
             Task {
                 for await item in frameStream { await pipeline.hand(item) }
             },
@@ -78,8 +86,16 @@ struct HostPipeline: Sendable {
     mutating func stop() {
         frames?.finish()
         commands?.finish()
+        chores?.finish()
         aclRoom.failWaiters(BleuError.bluetoothPoweredOff)
         tasks = []
+    }
+
+    /// Leaves a chore for the radio (from any thread). Once the lanes ended a chore is moot and
+    /// goes nowhere: losing the controller already failed every attempt, ended every scan and
+    /// dropped every value stream's state.
+    func post(_ chore: RadioChore) {
+        chores?.yield(chore)
     }
 
     // MARK: Frames
@@ -88,7 +104,12 @@ struct HostPipeline: Sendable {
     func send(_ frame: L2CAPBFrame, on handle: ConnectionHandle, kind: FrameKind = .other) {
         logger.trace("out: \(frame) on \(handle)")
         if frame.channelID == L2CAPBFrame.attCID { attTraffic?.countSent(frame.payload.count) }
-        frames?.yield(OutboundFrame(frame: frame, handle: handle, kind: kind))
+        guard case .enqueued = frames?.yield(OutboundFrame(frame: frame, handle: handle, kind: kind)) else {
+            // The lanes ended: the controller is gone, and every link with it.
+            droppedFrames.withLock { $0 += 1 }
+            logger.debug("a frame for connection \(handle) was dropped: the radio is off")
+            return
+        }
     }
 
     /// Queues an ATT PDU on a connection.
