@@ -124,3 +124,38 @@ struct EngineStateTests {
         #expect(identities.identifier(of: named, seenBy: others[0]) == DeviceIdentities(seed: 1).identifier(of: named, seenBy: others[0]))
     }
 }
+
+@Suite("An L2CAP channel end's credits")
+struct ChannelEndTests {
+    @Test("an SDU goes out in K-frames of at most the peer's MPS, one credit each; without credit nothing goes")
+    func kframes() {
+        var end = BusChannel.End(credits: 3, peerMTU: 512, peerMPS: 23)
+        // 50 bytes of SDU + its 2-byte length: 23 + 23 + 6.
+        end.outgoing.append((Data(count: 50), 52, 11))
+        end.outgoing.append((Data([1]), 3, 12))
+        let first = end.takeKFrame()
+        let second = end.takeKFrame()
+        let third = end.takeKFrame()
+        #expect(first?.length == 23 && first?.finished == nil)
+        #expect(second?.length == 23 && second?.finished == nil)
+        #expect(third?.length == 6 && third?.finished?.waiter == 11 && third?.finished?.sdu.count == 50)
+        let starved = end.takeKFrame()
+        #expect(starved == nil, "no credit left: the next SDU waits")
+        #expect(end.outgoing.count == 1 && end.credits == 0)
+        end.credits = 1
+        let last = end.takeKFrame()
+        #expect(last?.length == 3 && last?.finished?.waiter == 12)
+        end.credits = 5
+        let idle = end.takeKFrame()
+        #expect(idle == nil && end.credits == 5, "nothing to send spends nothing")
+    }
+
+    @Test("each side sends one way and receives the other")
+    func sides() {
+        #expect(ChannelSide.central.sending == .centralToPeripheral)
+        #expect(ChannelSide.peripheral.sending == .peripheralToCentral)
+        for side in ChannelSide.allCases {
+            #expect(ChannelSide(receiving: side.sending) == side.peer)
+        }
+    }
+}

@@ -16,6 +16,23 @@ struct BusChannel {
         var heldCredits = 0
         var input: StreamID?
         var closed = false
+
+        /// Takes the next K-frame this end may send, spending a credit: its length (at most
+        /// the peer's MPS; the first frame of an SDU carries its 2-byte length too) and, for the
+        /// frame that ends an SDU, the SDU and the caller waiting for it to go. `nil` without
+        /// a credit or without anything to send.
+        mutating func takeKFrame() -> (length: Int, finished: (sdu: Data, waiter: OperationID)?)? {
+            guard credits > 0, var head = outgoing.first else { return nil }
+            let length = min(head.bytesLeft, peerMPS)
+            head.bytesLeft -= length
+            credits -= 1
+            guard head.bytesLeft == 0 else {
+                outgoing[0] = head
+                return (length, nil)
+            }
+            outgoing.removeFirst()
+            return (length, (head.sdu, head.waiter))
+        }
     }
 
     /// The two ends, by side.

@@ -57,12 +57,12 @@ extension Engine {
         case .connectionResponse(_, let id, let mtu, let mps, let credits, let result):
             connectionAnswered(channel: id, mtu: mtu, mps: mps, credits: credits, result: result)
         case .credits(let id, let count):
-            let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
+            let side = ChannelSide(receiving: direction)
             guard channels[id] != nil else { return }
             channels[id]?.ends[side].credits += count
             pumpChannel(id, side: side)
         case .disconnectionRequest(let id):
-            let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
+            let side = ChannelSide(receiving: direction)
             peerClosed(id, side: side)
         }
     }
@@ -127,20 +127,10 @@ extension Engine {
 
     /// Sends K-frames while the end has credits.
     private mutating func pumpChannel(_ id: ChannelID, side: ChannelSide) {
-        while let channel = channels[id], channel.ends[side].credits > 0, var head = channel.ends[side].outgoing.first {
-            let length = min(head.bytesLeft, channel.ends[side].peerMPS)
-            head.bytesLeft -= length
-            channels[id]?.ends[side].credits -= 1
-            let done = head.bytesLeft == 0
-            if done {
-                channels[id]?.ends[side].outgoing.removeFirst()
-            } else {
-                channels[id]?.ends[side].outgoing[0] = head
-            }
-            let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
-            send(LinkPacket(direction: direction, payload: .kframe(channel: id, length: length, sdu: done ? head.sdu : nil)),
-                 on: channel.link)
-            if done { succeed(head.waiter) }
+        while let link = channels[id]?.link, let frame = channels[id]?.ends[side].takeKFrame() {
+            send(LinkPacket(direction: side.sending, payload: .kframe(channel: id, length: frame.length, sdu: frame.finished?.sdu)),
+                 on: link)
+            if let finished = frame.finished { succeed(finished.waiter) }
         }
     }
 
@@ -148,7 +138,7 @@ extension Engine {
     /// its buffer at once (its credit goes back); the frame that ends one holds its credit
     /// until the application takes the SDU, so the input never holds more SDUs than credits.
     mutating func kframeReceived(channel id: ChannelID, length: Int, sdu: Data?, direction: RadioSchedule.Direction) {
-        let side = direction == .centralToPeripheral ? ChannelSide.peripheral : ChannelSide.central
+        let side = ChannelSide(receiving: direction)
         guard let channel = channels[id], !channel.ends[side].closed, let input = channel.ends[side].input else { return }
         guard let sdu else {
             send(LinkPacket(direction: direction == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral,
@@ -164,8 +154,7 @@ extension Engine {
         guard let channel = channels[id], channel.ends[side].heldCredits > 0 else { return }
         channels[id]?.ends[side].heldCredits -= 1
         guard !channel.ends[side].closed, links[channel.link] != nil else { return }
-        let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
-        send(LinkPacket(direction: direction, payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
+        send(LinkPacket(direction: side.sending, payload: .signaling(.credits(channel: id, count: 1))), on: channel.link)
     }
 
     // MARK: Closing
@@ -187,9 +176,8 @@ extension Engine {
         guard !channel.ends[side].closed else { return }
         channels[id]?.ends[side].closed = true
         endChannelEnd(channel.ends[side], sendError: BleuError.invalidState(.channelClosed), inputError: nil)
-        let direction: RadioSchedule.Direction = side == ChannelSide.central ? .centralToPeripheral : .peripheralToCentral
         if links[channel.link] != nil, channel.isOpen {
-            send(LinkPacket(direction: direction, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
+            send(LinkPacket(direction: side.sending, payload: .signaling(.disconnectionRequest(channel: id))), on: channel.link)
         } else {
             channels.removeValue(forKey: id)
         }

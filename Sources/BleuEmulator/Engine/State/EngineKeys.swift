@@ -41,4 +41,12 @@ enum ChannelSide: Int, Sendable, CaseIterable {
 
     /// The other end.
     var peer: ChannelSide { self == .central ? .peripheral : .central }
+
+    /// The direction this end sends in.
+    var sending: RadioSchedule.Direction { self == .central ? .centralToPeripheral : .peripheralToCentral }
+
+    /// The end that receives what travels in `direction`.
+    init(receiving direction: RadioSchedule.Direction) {
+        self = direction == .centralToPeripheral ? .peripheral : .central
+    }
 }
