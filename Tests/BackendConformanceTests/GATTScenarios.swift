@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Every backend · typed GATT: server and client, notifications, indications, long values", .timeLimit(.minutes(1)))
 struct GATTScenarios {
-    @Test("the Heart Rate Service: typed read, write, and notified measurements in order", arguments: Backend.allCases)
+    @Test("the Heart Rate Service: typed read, write, and notified measurements in order", arguments: Backend.available)
     func heartRate(_ backend: Backend) async throws {
-        let radios = backend.makePair()
+        let radios = try await backend.makePair()
+        defer { radios.stop() }
         let reset = ResetCounter()
         let sensor = try await GATTServer(peripheral: radios.peripheral).host(HeartRateService.self) { handlers in
             handlers.onRead(HeartRateService.bodySensorLocation) { _ in .wrist }
@@ -37,9 +38,10 @@ struct GATTScenarios {
         #expect(reset.value == 1)
     }
 
-    @Test("raw GATT on the protocols: a long value read and written whole, an indication confirmed", arguments: Backend.allCases)
+    @Test("raw GATT on the protocols: a long value read and written whole, an indication confirmed", arguments: Backend.available)
     func longValuesAndIndications(_ backend: Backend) async throws {
-        let radios = backend.makePair()
+        let radios = try await backend.makePair()
+        defer { radios.stop() }
         let serviceUUID = BluetoothUUID(0xFFE0)
         let published = try await radios.peripheral.add(ServiceDefinition(uuid: serviceUUID, characteristics: [
             CharacteristicDefinition(uuid: BluetoothUUID(0xFFE1), properties: [.read, .write], permissions: .readWrite),
