@@ -6,6 +6,16 @@ import BumbleSupport
 import Foundation
 import Testing
 
+/// The upper layers' end-to-end scenarios, each run on every backend in ``Backend/available``.
+///
+/// Serialized, the nested suites included: each HCI case starts a Bumble process (Python, about
+/// 0.7 CPU-seconds) and drives two radios, and eight at once on 2 cores starve the wall-clock-timed
+/// tests of other targets when one `swift test` runs everything (seen: BleuTests' FlowControlTests
+/// timing out at 5 s; scripts/test.sh runs this target apart from those for the same reason). One
+/// case at a time, the suite takes about 6 s on idle cores with HCI, a fraction of a second without.
+@Suite("Every backend", .serialized)
+enum EveryBackend {}
+
 /// A backend the upper layers run on in this suite. Every scenario runs the same on each; a
 /// difference between backends is a bug in one of them.
 enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -63,7 +73,8 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
                 let centralRadio = try await BumbleLink.radio(port: link.portA, name: "central")
                 // Losing the link loses every connection on it; the scenarios make only the one.
                 // Stopping Bumble closes both radios' transports, which ends them.
-                return Radios(central: HCICentralManager(radio: centralRadio), peripheral: HCIPeripheralManager(radio: peripheralRadio),
+                return Radios(central: HCICentralManager(radio: centralRadio),
+                              peripheral: HCIPeripheralManager(radio: peripheralRadio),
                               loseLink: { _ in try link.loseEveryConnection() }, stop: { link.stop() })
             } catch {
                 link.stop()
@@ -84,19 +95,21 @@ struct Radios: Sendable {
     let stop: @Sendable () -> Void
 }
 
-/// Makes a missing Bumble visible: without BLEU_PYTHON the scenarios leave ``Backend/hci`` out
-/// of their arguments, and this test reports the skip.
-@Suite("Every backend · HCI over Bumble's virtual controllers is among the backends")
-struct HCIBackendAvailability {
-    @Test("with Bumble, the HCI backend is in every scenario's arguments and its pair of radios comes up",
-          .enabled(if: BumbleLink.python != nil, Comment(rawValue: BumbleLink.skipReasonText)),
-          .enabled(if: !Backend.hciIsTurnedOff, "BLEU_CONFORMANCE_HCI=0 leaves the HCI backend out"),
-          .timeLimit(.minutes(1)))
-    func hciIsAmongTheBackends() async throws {
-        #expect(Backend.available.contains(.hci))
-        let radios = try await Backend.hci.makePair()
-        defer { radios.stop() }
-        #expect(await radios.central.state == .poweredOn)
-        #expect(await radios.peripheral.state == .poweredOn)
+extension EveryBackend {
+    /// Makes a missing Bumble visible: without BLEU_PYTHON the scenarios leave ``Backend/hci`` out
+    /// of their arguments, and this test reports the skip.
+    @Suite("HCI over Bumble's virtual controllers is among the backends")
+    struct HCIBackendAvailability {
+        @Test("with Bumble, the HCI backend is in every scenario's arguments and its pair of radios comes up",
+              .enabled(if: BumbleLink.python != nil, Comment(rawValue: BumbleLink.skipReasonText)),
+              .enabled(if: !Backend.hciIsTurnedOff, "BLEU_CONFORMANCE_HCI=0 leaves the HCI backend out"),
+              .timeLimit(.minutes(1)))
+        func hciIsAmongTheBackends() async throws {
+            #expect(Backend.available.contains(.hci))
+            let radios = try await Backend.hci.makePair()
+            defer { radios.stop() }
+            #expect(await radios.central.state == .poweredOn)
+            #expect(await radios.peripheral.state == .poweredOn)
+        }
     }
 }
