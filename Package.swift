@@ -146,18 +146,26 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The upper layers' end-to-end scenarios on every backend (a difference is a bug in one of them).
+        // For the test targets that run over Bumble (BLEU_PYTHON): starts scripts/bumble_link.py, two
+        // of Bumble's virtual controllers on one link, and our radios on them. Not a product.
+        .target(
+            name: "BumbleSupport",
+            dependencies: ["BleuHCI", "BleuCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/BumbleSupport"
+        ),
+        // The upper layers' end-to-end scenarios on every backend (a difference is a bug in one of
+        // them): the emulator's managers, BleuCoreBluetooth over CoreBluetoothEmulator, and BleuHCI
+        // over Bumble's virtual controllers (with BLEU_PYTHON).
         .testTarget(
             name: "BackendConformanceTests",
             dependencies: ["Bleu", "BleuTesting", "BleuGATT", "BleuOrchestration", "BleuEmulator", "BleuCore", "BleuWire",
-                           "BleuCoreBluetooth",
+                           "BleuCoreBluetooth", "BleuHCI", "BumbleSupport",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
         .testTarget(
             name: "InteropTests",
-            dependencies: ["BleuHCI", "BleuATT", "BleuCore", "BleuGATT", "Bleu", "BleuTesting",
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BleuHCI", "BleuATT", "BleuCore", "BleuGATT", "Bleu", "BleuTesting", "BumbleSupport"]
         ),
         .executableTarget(
             name: "bleu-bench",

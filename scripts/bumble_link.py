@@ -21,6 +21,13 @@ discovers everything, reads every readable characteristic, writes --write-value 
 what it found (or {"error": ...}), and disconnects.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
 
+Standard input also takes commands, one JSON object a line:
+  {"lose": true}   every LE connection on the link is lost: each controller tells its host
+                   Disconnection Complete with reason 0x08 (Connection Timeout, what a
+                   supervision timeout reports) and forgets the connection, so the hosts can
+                   connect again. Neither side sends LL_TERMINATE_IND, as when the radio link
+                   really drops. Nothing is printed.
+
 Bumble 0.0.236's virtual link has no scan requests: its controller reports every connectable
 advertisement twice, the second time as a "scan response" that repeats the advertising data,
 and without the legacy and scannable bits. `model_scan_responses` makes those reports what a
@@ -56,9 +63,30 @@ def loopback_socket():
     return sock
 
 
-async def wait_for_stdin_eof():
+CONNECTION_TIMEOUT = 0x08  # HCI error code: what both ends of a link lost to supervision timeout see
+
+
+def lose_every_connection(link):
+    # Each controller reports its side of each connection as timed out; on_le_disconnected sends
+    # Disconnection Complete to that controller's host and removes the connection from it.
+    for controller in list(link.controllers):
+        for connection in list(controller.le_connections.values()):
+            controller.on_le_disconnected(connection, CONNECTION_TIMEOUT)
+
+
+async def serve_stdin(link):
+    """Runs the commands read from standard input until it closes."""
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, sys.stdin.read)
+    while line := await loop.run_in_executor(None, sys.stdin.readline):
+        try:
+            command = json.loads(line)
+        except ValueError:
+            print(f'bumble_link.py: not a JSON command: {line!r}', file=sys.stderr, flush=True)
+            continue
+        if isinstance(command, dict) and command.get('lose'):
+            lose_every_connection(link)
+        else:
+            print(f'bumble_link.py: unknown command: {line!r}', file=sys.stderr, flush=True)
 
 
 def model_scan_responses(link):
@@ -152,7 +180,7 @@ async def main():
             print(json.dumps(await run_central(peer, args)), flush=True)
         except Exception as error:  # noqa: BLE001 - reported to the test
             print(json.dumps({'error': repr(error)}), flush=True)
-    await wait_for_stdin_eof()
+    await serve_stdin(link)
     for transport in transports:
         await transport.close()
 

@@ -3,88 +3,95 @@ import BleuGATT
 import Foundation
 import Testing
 
-@Suite("Every backend · typed GATT: server and client, notifications, indications, long values", .timeLimit(.minutes(1)))
-struct GATTScenarios {
-    @Test("the Heart Rate Service: typed read, write, and notified measurements in order", arguments: Backend.allCases)
-    func heartRate(_ backend: Backend) async throws {
-        let radios = backend.makePair()
-        let reset = ResetCounter()
-        let sensor = try await GATTServer(peripheral: radios.peripheral).host(HeartRateService.self) { handlers in
-            handlers.onRead(HeartRateService.bodySensorLocation) { _ in .wrist }
-            handlers.onWrite(HeartRateService.controlPoint) { command, _ in
-                if command == .resetEnergyExpended { reset.count() }
-            }
-        }
-        try await radios.peripheral.startAdvertising(AdvertisingData(localName: "Pulse", serviceUUIDs: [HeartRateService.uuid]),
-                                                      scanResponse: nil)
-        let found = try #require(try await radios.central.scan(ScanOptions(services: [HeartRateService.uuid])).first { _ in true })
-        await radios.central.stopScan()
-        try await radios.central.connect(found.peripheral)
-        let heartRate = try await GATTClient(central: radios.central, peripheral: found.peripheral).discover(HeartRateService.self)
-        #expect(try await heartRate.read(HeartRateService.bodySensorLocation) == .wrist)
-
-        let beats = try await heartRate.subscribe(to: HeartRateService.measurement)
-        let sent = (0..<10).map { HeartRateMeasurement(heartRate: UInt16(60 + $0), sensorContact: .detected) }
-        for measurement in sent { try await sensor.notify(HeartRateService.measurement, measurement) }
-        var received: [UInt16] = []
-        for try await beat in beats {
-            received.append(beat.heartRate)
-            if received.count == sent.count { break }
-        }
-        #expect(received == sent.map(\.heartRate))
-
-        try await heartRate.write(.resetEnergyExpended, to: HeartRateService.controlPoint)
-        #expect(reset.value == 1)
-    }
-
-    @Test("raw GATT on the protocols: a long value read and written whole, an indication confirmed", arguments: Backend.allCases)
-    func longValuesAndIndications(_ backend: Backend) async throws {
-        let radios = backend.makePair()
-        let serviceUUID = BluetoothUUID(0xFFE0)
-        let published = try await radios.peripheral.add(ServiceDefinition(uuid: serviceUUID, characteristics: [
-            CharacteristicDefinition(uuid: BluetoothUUID(0xFFE1), properties: [.read, .write], permissions: .readWrite),
-            CharacteristicDefinition(uuid: BluetoothUUID(0xFFE2), properties: [.indicate], permissions: .readable),
-        ]))
-        let long = Data((0..<400).map { UInt8($0 % 251) })
-        let stored = StoredValue(long)
-        let requests = radios.peripheral.events()
-        let answering = Task { [peripheral = radios.peripheral] in
-            for await event in requests {
-                switch event {
-                case .readRequest(let request):
-                    let value = stored.value
-                    await peripheral.respond(to: request, with: request.offset <= value.count
-                                             ? .success(value.subdata(in: request.offset..<value.count)) : .failure(.invalidOffset))
-                case .writeRequests(let batch):
-                    var value = Data()
-                    for write in batch.requests.sorted(by: { $0.offset < $1.offset }) { value.append(write.value) }
-                    stored.value = value
-                    await peripheral.respond(to: batch, with: .success(()))
-                default:
-                    continue
+extension EveryBackend {
+    @Suite("typed GATT: server and client, notifications, indications, long values", .timeLimit(.minutes(1)))
+    struct GATTScenarios {
+        @Test("the Heart Rate Service: typed read, write, and notified measurements in order", arguments: Backend.available)
+        func heartRate(_ backend: Backend) async throws {
+            let radios = try await backend.makePair()
+            defer { radios.stop() }
+            let reset = ResetCounter()
+            let sensor = try await GATTServer(peripheral: radios.peripheral).host(HeartRateService.self) { handlers in
+                handlers.onRead(HeartRateService.bodySensorLocation) { _ in .wrist }
+                handlers.onWrite(HeartRateService.controlPoint) { command, _ in
+                    if command == .resetEnergyExpended { reset.count() }
                 }
             }
+            try await radios.peripheral.startAdvertising(AdvertisingData(localName: "Pulse", serviceUUIDs: [HeartRateService.uuid]),
+                                                          scanResponse: nil)
+            let found = try #require(try await radios.central.scan(ScanOptions(services: [HeartRateService.uuid]))
+                .first { _ in true })
+            await radios.central.stopScan()
+            try await radios.central.connect(found.peripheral)
+            let heartRate = try await GATTClient(central: radios.central, peripheral: found.peripheral)
+                .discover(HeartRateService.self)
+            #expect(try await heartRate.read(HeartRateService.bodySensorLocation) == .wrist)
+
+            let beats = try await heartRate.subscribe(to: HeartRateService.measurement)
+            let sent = (0..<10).map { HeartRateMeasurement(heartRate: UInt16(60 + $0), sensorContact: .detected) }
+            for measurement in sent { try await sensor.notify(HeartRateService.measurement, measurement) }
+            var received: [UInt16] = []
+            for try await beat in beats {
+                received.append(beat.heartRate)
+                if received.count == sent.count { break }
+            }
+            #expect(received == sent.map(\.heartRate))
+
+            try await heartRate.write(.resetEnergyExpended, to: HeartRateService.controlPoint)
+            #expect(reset.value == 1)
         }
-        defer { answering.cancel() }
-        try await radios.peripheral.startAdvertising(AdvertisingData(localName: "Long"), scanResponse: nil)
-        let found = try #require(try await radios.central.scan(ScanOptions()).first { $0.localName == "Long" })
-        await radios.central.stopScan()
-        try await radios.central.connect(found.peripheral)
-        let service = try #require(try await radios.central.discoverServices([serviceUUID], on: found.peripheral).first)
-        let characteristics = try await radios.central.discoverCharacteristics(nil, for: service)
-        let value = try #require(characteristics.first { $0.uuid == BluetoothUUID(0xFFE1) })
-        let indicated = try #require(characteristics.first { $0.uuid == BluetoothUUID(0xFFE2) })
 
-        #expect(try await radios.central.read(value) == long)
-        let written = Data(long.reversed())
-        try await radios.central.write(written, to: value, type: .withResponse)
-        #expect(stored.value == written)
+        @Test("raw GATT on the protocols: a long value read and written whole, an indication confirmed",
+              arguments: Backend.available)
+        func longValuesAndIndications(_ backend: Backend) async throws {
+            let radios = try await backend.makePair()
+            defer { radios.stop() }
+            let serviceUUID = BluetoothUUID(0xFFE0)
+            let published = try await radios.peripheral.add(ServiceDefinition(uuid: serviceUUID, characteristics: [
+                CharacteristicDefinition(uuid: BluetoothUUID(0xFFE1), properties: [.read, .write], permissions: .readWrite),
+                CharacteristicDefinition(uuid: BluetoothUUID(0xFFE2), properties: [.indicate], permissions: .readable),
+            ]))
+            let long = Data((0..<400).map { UInt8($0 % 251) })
+            let stored = StoredValue(long)
+            let requests = radios.peripheral.events()
+            let answering = Task { [peripheral = radios.peripheral] in
+                for await event in requests {
+                    switch event {
+                    case .readRequest(let request):
+                        let value = stored.value
+                        await peripheral.respond(to: request, with: request.offset <= value.count
+                                                 ? .success(value.subdata(in: request.offset..<value.count)) : .failure(.invalidOffset))
+                    case .writeRequests(let batch):
+                        var value = Data()
+                        for write in batch.requests.sorted(by: { $0.offset < $1.offset }) { value.append(write.value) }
+                        stored.value = value
+                        await peripheral.respond(to: batch, with: .success(()))
+                    default:
+                        continue
+                    }
+                }
+            }
+            defer { answering.cancel() }
+            try await radios.peripheral.startAdvertising(AdvertisingData(localName: "Long"), scanResponse: nil)
+            let found = try #require(try await radios.central.scan(ScanOptions()).first { $0.localName == "Long" })
+            await radios.central.stopScan()
+            try await radios.central.connect(found.peripheral)
+            let service = try #require(try await radios.central.discoverServices([serviceUUID], on: found.peripheral).first)
+            let characteristics = try await radios.central.discoverCharacteristics(nil, for: service)
+            let value = try #require(characteristics.first { $0.uuid == BluetoothUUID(0xFFE1) })
+            let indicated = try #require(characteristics.first { $0.uuid == BluetoothUUID(0xFFE2) })
 
-        let indications = try await radios.central.subscribe(to: indicated)
-        let target = try #require(published.characteristic(BluetoothUUID(0xFFE2)))
-        #expect(await radios.peripheral.updateValue(Data([1, 2, 3]), for: target, onSubscribedCentrals: nil))
-        var iterator = indications.makeAsyncIterator()
-        #expect(try await iterator.next() == Data([1, 2, 3]))
+            #expect(try await radios.central.read(value) == long)
+            let written = Data(long.reversed())
+            try await radios.central.write(written, to: value, type: .withResponse)
+            #expect(stored.value == written)
+
+            let indications = try await radios.central.subscribe(to: indicated)
+            let target = try #require(published.characteristic(BluetoothUUID(0xFFE2)))
+            #expect(await radios.peripheral.updateValue(Data([1, 2, 3]), for: target, onSubscribedCentrals: nil))
+            var iterator = indications.makeAsyncIterator()
+            #expect(try await iterator.next() == Data([1, 2, 3]))
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Bleu
 import BleuCore
 import BleuTesting
+import BumbleSupport
 import Foundation
 import Testing
 
@@ -53,13 +54,13 @@ struct SeveralCentralsOverHCITests {
     func threeCentrals() async throws {
         let link = try await BumbleLink.start(extra: ["--more-controllers", "2"])
         defer { link.stop() }
-        let peripheralRadio = try await RadioPair.radio(port: link.portB, name: "peripheral")
+        let peripheralRadio = try await BumbleLink.radio(port: link.portB, name: "peripheral")
         let configuration = BLEActorSystem.Configuration.fast
         let host = BLEActorSystem(peripheralManager: HCIPeripheralManager(radio: peripheralRadio), configuration: configuration)
         let counter = CounterActor(actorSystem: host)
         try await host.startAdvertising(counter)
         var radios: [HCIRadio] = []
-        for port in [link.portA] + link.morePorts { radios.append(try await RadioPair.radio(port: port, name: "central")) }
+        for port in [link.portA] + link.morePorts { radios.append(try await BumbleLink.radio(port: port, name: "central")) }
         let systems = radios.map { BLEActorSystem(centralManager: HCICentralManager(radio: $0), configuration: configuration) }
         #expect(systems.count == 3)
         var remotes: [CounterActor] = []

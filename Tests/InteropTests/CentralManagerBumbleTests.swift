@@ -1,5 +1,6 @@
 import BleuCore
 import BleuGATT
+import BumbleSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ struct CentralManagerBumbleTests {
     func againstBumble() async throws {
         let link = try await BumbleLink.start(peer: "advertise", name: "bumble-gatt")
         defer { link.stop() }
-        let radio = try await RadioPair.radio(port: link.portA, name: "central")
+        let radio = try await BumbleLink.radio(port: link.portA, name: "central")
         let central = HCICentralManager(radio: radio)
         let found = try await central.scan().first { $0.localName == "bumble-gatt" }
         let id = try #require(found?.peripheral)

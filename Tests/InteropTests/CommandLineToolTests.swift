@@ -1,3 +1,4 @@
+import BumbleSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BleuCore
+import BumbleSupport
 import Foundation
 import Testing
 

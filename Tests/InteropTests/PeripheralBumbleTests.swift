@@ -1,4 +1,5 @@
 import BleuCore
+import BumbleSupport
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct PeripheralBumbleTests {
             "--target", ourAddress.description, "--write-uuid", Self.control.uuidString128, "--write-value", "c0ffee",
             "--l2cap-psm", "0x80"])
         defer { link.stop() }
-        let radio = try await RadioPair.radio(port: link.portA, configuration: HCIRadioConfiguration(
+        let radio = try await BumbleLink.radio(port: link.portA, configuration: HCIRadioConfiguration(
             ownAddress: .randomStatic(ourAddress), deviceName: "bleu-server"), name: "peripheral")
         let peripheral = HCIPeripheralManager(radio: radio)
         let answerer = RequestAnswerer()

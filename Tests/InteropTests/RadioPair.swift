@@ -1,6 +1,6 @@
 import BleuCore
+import BumbleSupport
 import Foundation
-import Logging
 import Testing
 
 @testable import BleuHCI
@@ -18,21 +18,10 @@ struct RadioPair {
         let link = try await BumbleLink.start()
         var peripheralConfiguration = configuration
         peripheralConfiguration.deviceName = "bleu-peripheral"
-        let peripheralRadio = try await radio(port: link.portB, configuration: peripheralConfiguration, name: "peripheral")
-        let centralRadio = try await radio(port: link.portA, configuration: configuration, name: "central")
+        let peripheralRadio = try await BumbleLink.radio(port: link.portB, configuration: peripheralConfiguration, name: "peripheral")
+        let centralRadio = try await BumbleLink.radio(port: link.portA, configuration: configuration, name: "central")
         return RadioPair(link: link, centralRadio: centralRadio, peripheralRadio: peripheralRadio,
                          central: HCICentralManager(radio: centralRadio), peripheral: HCIPeripheralManager(radio: peripheralRadio))
-    }
-
-    /// A started radio on one of the link's controllers. `BLEU_HCI_TRACE=1` logs every frame.
-    static func radio(port: Int, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
-                      name: String = "radio") async throws -> HCIRadio {
-        var logger = Logger(label: "bleu.hci.\(name)")
-        logger.logLevel = ProcessInfo.processInfo.environment["BLEU_HCI_TRACE"] == nil ? .warning : .trace
-        let radio = HCIRadio(host: HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: port)),
-                             configuration: configuration, logger: logger)
-        try await radio.start()
-        return radio
     }
 
     /// Advertises `name` (with `service`), scans for it and connects; returns the peripheral's id
