@@ -132,7 +132,7 @@ public final class BumbleLink: Sendable {
     /// (the hosts can connect again). Returns once the command is written; the events follow.
     /// Throws if the script is no longer running (a write to its closed input would raise SIGPIPE).
     public func loseEveryConnection() throws {
-        guard process.isRunning else { throw HCITransportError.io("bumble_link.py is not running") }
+        guard process.isRunning else { throw BumbleLinkError.notRunning }
         try input.fileHandleForWriting.write(contentsOf: Data(#"{"lose": true}"#.utf8 + [UInt8(ascii: "\n")]))
     }
 
@@ -147,10 +147,13 @@ public final class BumbleLink: Sendable {
 enum BumbleLinkError: Error, CustomStringConvertible {
     /// `scripts/bumble_link.py` did not print its ports; this is what it printed instead.
     case didNotStart(output: String)
+    /// `scripts/bumble_link.py` is no longer running, so it cannot take a command.
+    case notRunning
 
     var description: String {
         switch self {
         case .didNotStart(let output): "bumble_link.py did not start: \(output)"
+        case .notRunning: "bumble_link.py is not running"
         }
     }
 }
