@@ -99,23 +99,7 @@ struct ReceivePathTests {
         let harness = try await RadioHarness.start()
         let id = try await harness.connect()
         let controller = harness.controller
-        // The peer has one CCCD at 0x21 and accepts writes to it.
-        let peer = Task {
-            for await packet in controller.acl {
-                guard let frame = try? L2CAPBFrame(decoding: packet.data), frame.channelID == L2CAPBFrame.attCID,
-                      let pdu = try? ATTPDU(decoding: frame.payload) else { continue }
-                let answer: ATTPDU
-                switch pdu {
-                case .findInformationRequest:
-                    answer = .findInformationResponse(ATTPDU.FindInformationResponse(entries: [
-                        .init(handle: 0x21, type: BluetoothUUID.Descriptor.clientCharacteristicConfiguration)]))
-                case .writeRequest: answer = .writeResponse
-                default: continue
-                }
-                try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
-                    channelID: L2CAPBFrame.attCID, payload: answer.encoded).encoded))
-            }
-        }
+        let peer = Self.peerWithOneCCCD(controller)
         defer { peer.cancel() }
         let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
                                                   properties: [.read, .notify], handle: 0x1F, valueHandle: 0x20,
@@ -140,7 +124,23 @@ struct ReceivePathTests {
         let harness = try await RadioHarness.start()
         let id = try await harness.connect()
         let controller = harness.controller
-        let peer = Task {
+        let peer = Self.peerWithOneCCCD(controller)
+        defer { peer.cancel() }
+        let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
+                                                  properties: [.notify], handle: 0x1F, valueHandle: 0x20, endHandle: 0x21)
+        let stream = try await harness.central.subscribe(to: characteristic)
+        var values = stream.makeAsyncIterator()
+        for payload: [UInt8] in [[0x1B, 0x20], ATTPDU.handleValueNotification(handle: 0x20, value: [1]).encoded] {
+            try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
+                channelID: L2CAPBFrame.attCID, payload: payload).encoded))
+        }
+        #expect(try await values.next() == Data([1]))
+        #expect(await harness.radio.malformedNotifications == 1)
+    }
+
+    /// A peer whose one CCCD is at 0x21, found by Find Information and accepting writes.
+    private static func peerWithOneCCCD(_ controller: FakeController) -> Task<Void, any Error> {
+        Task {
             for await packet in controller.acl {
                 guard let frame = try? L2CAPBFrame(decoding: packet.data), frame.channelID == L2CAPBFrame.attCID,
                       let pdu = try? ATTPDU(decoding: frame.payload) else { continue }
@@ -156,16 +156,5 @@ struct ReceivePathTests {
                     channelID: L2CAPBFrame.attCID, payload: answer.encoded).encoded))
             }
         }
-        defer { peer.cancel() }
-        let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
-                                                  properties: [.notify], handle: 0x1F, valueHandle: 0x20, endHandle: 0x21)
-        let stream = try await harness.central.subscribe(to: characteristic)
-        var values = stream.makeAsyncIterator()
-        for payload: [UInt8] in [[0x1B, 0x20], ATTPDU.handleValueNotification(handle: 0x20, value: [1]).encoded] {
-            try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
-                channelID: L2CAPBFrame.attCID, payload: payload).encoded))
-        }
-        #expect(try await values.next() == Data([1]))
-        #expect(await harness.radio.malformedNotifications == 1)
     }
 }
