@@ -108,13 +108,21 @@ let package = Package(
         // The distributed actor system over BLE.
         .target(
             name: "Bleu",
-            dependencies: ["BleuCore", "BleuWire", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BleuCore", "BleuWire", "BleuOrchestration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         // A connected pair of systems and example actors, for users' tests and ours.
         .target(name: "BleuTesting", dependencies: ["Bleu", "BleuCore", "BleuEmulator"]),
         .testTarget(
             name: "BleuTests",
-            dependencies: ["Bleu", "BleuTesting", "BleuEmulator", "BleuWire", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Bleu", "BleuTesting", "BleuEmulator", "BleuWire", "BleuOrchestration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         // The command-line tool, product `bleu`: `bleu demo` (subcommands in their own folders).
         // The target is not called `bleu`: `Sources/bleu` and `Sources/Bleu` would differ only

@@ -1,26 +1,35 @@
 import BleuCore
+import BleuOrchestration
 import Foundation
 
 extension CentralClient {
     private enum SearchEvent: Sendable {
         case advertisement(Advertisement)
         case linked(UUID, [UUID])
-        case failed(UUID, any Error)
+        case stalled(UUID)
         case scanEnded((any Error)?)
         case deadline
         case quiet(Int)
     }
 
-    /// Scans for peripherals advertising `service` (or the generic host service), connects to
-    /// each match concurrently and returns the ids of the actors hosted under `service`, in the
-    /// order they were found. Stops at `timeout`, when `until` holds for the ids found so far,
-    /// or — with ``BLEActorSystem/Configuration/discoveryQuietPeriod`` — once no connection is
-    /// in progress and nothing new was found for that long.
-    func search(service: BluetoothUUID, timeout: Duration, until: @escaping @Sendable ([UUID]) -> Bool) async throws -> [UUID] {
+    /// Scans for peripherals advertising `service` (or the generic host service), has the
+    /// engine connect to each match and set it up, and returns the ids of the actors hosted
+    /// under `service`, in the order they were found. Stops at `timeout`, when `until` holds
+    /// for the ids found so far, or — with ``BLEActorSystem/Configuration/discoveryQuietPeriod``
+    /// — once every peripheral heard is set up (or its first attempt failed) and nothing new
+    /// was found for that long.
+    ///
+    /// Peripherals hosting an actor found (or one of `keeping`) stay held; the engine forgets
+    /// the others, so a crowded room does not leave links or state behind.
+    func search(service: BluetoothUUID, timeout: Duration, keeping: Set<UUID> = [],
+                until: @escaping @Sendable ([UUID]) -> Bool) async throws -> [UUID] {
+        await start()
         let (events, sink) = AsyncStream.makeStream(of: SearchEvent.self)
-        let clock = configuration.clock
+        let deadline = clock.now() + timeout
+        let clock = clock
         let scan = try await manager.scan(ScanOptions(services: [service, ActorServiceLayout.hostService]))
         var tasks: [Task<Void, Never>] = []
+        var probed: Set<UUID> = []
         defer {
             for task in tasks { task.cancel() }
             sink.finish()
@@ -34,89 +43,122 @@ extension CentralClient {
             }
         })
         tasks.append(Task {
-            if (try? await clock.sleep(for: timeout)) != nil { sink.yield(.deadline) }
+            if (try? await clock.sleep(until: deadline)) != nil { sink.yield(.deadline) }
+        })
+        let fleetEvents = fleet.events()
+        tasks.append(Task {
+            for await event in fleetEvents {
+                guard case .stateChanged(let device, _, let to, _) = event else { continue }
+                switch to {
+                case .backingOff: sink.yield(.stalled(device))
+                case .suspended(let reason) where !reason.isGate: sink.yield(.stalled(device))
+                default: break
+                }
+            }
         })
 
         var found: [UUID] = []
-        var seen: Set<UUID> = []
-        var connecting = 0
+        var pending: Set<UUID> = []
         var quietGeneration = 0
-        var lastError: (any Error)?
         func armQuietTimer() {
-            guard let quiet = configuration.discoveryQuietPeriod, connecting == 0, !found.isEmpty else { return }
+            guard let quiet = configuration.discoveryQuietPeriod, pending.isEmpty, !found.isEmpty else { return }
             quietGeneration += 1
             let generation = quietGeneration
             tasks.append(Task {
                 if (try? await clock.sleep(for: quiet)) != nil { sink.yield(.quiet(generation)) }
             })
         }
-        func setUp(_ peripheral: UUID) {
-            connecting += 1
-            quietGeneration += 1
-            tasks.append(Task {
-                do {
-                    let link = try await self.linkRetrying(peripheral)
-                    sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
-                } catch {
-                    sink.yield(.failed(peripheral, error))
-                }
-            })
-        }
         loop: for await event in events {
             switch event {
             case .advertisement(let advertisement):
-                guard advertisement.isConnectable, seen.insert(advertisement.peripheral).inserted else { continue }
-                setUp(advertisement.peripheral)
-            case .linked(_, let actors):
-                connecting -= 1
+                heard(advertisement)
+                guard advertisement.isConnectable, probed.insert(advertisement.peripheral).inserted else { continue }
+                let peripheral = advertisement.peripheral
+                pending.insert(peripheral)
+                quietGeneration += 1
+                await probe(peripheral)
+                tasks.append(Task {
+                    do {
+                        let link = try await self.waitForLink(peripheral, until: deadline, timeout: { BleuError.cancelled })
+                        sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
+                    } catch {
+                        // The search's deadline or end: nothing to report.
+                    }
+                })
+            case .linked(let peripheral, let actors):
+                pending.remove(peripheral)
                 found += actors.filter { !found.contains($0) }
                 if until(found) { break loop }
                 armQuietTimer()
-            case .failed(let peripheral, let error):
-                connecting -= 1
-                lastError = error
-                configuration.logger.info("discovery: could not set up \(peripheral): \(error)")
-                // A scan reports a peripheral once: one that was there but lost its link during
-                // every set-up attempt is tried again while the search has time left.
-                if Self.isLinkFailure(error) {
-                    setUp(peripheral)
-                } else {
-                    armQuietTimer()
-                }
+            case .stalled(let peripheral):
+                // Its first attempt failed: the engine goes on trying while the search lasts,
+                // but the search no longer waits for it before going quiet.
+                guard pending.remove(peripheral) != nil else { continue }
+                configuration.logger.info("discovery: setting up \(peripheral) failed; retrying while the search lasts")
+                armQuietTimer()
             case .scanEnded(let error):
-                if let error { throw error }
+                if let error {
+                    await manager.stopScan()
+                    await settle(probed, keeping: keeping.union(found))
+                    throw error
+                }
             case .deadline:
                 break loop
             case .quiet(let generation):
-                if generation == quietGeneration, connecting == 0 { break loop }
+                if generation == quietGeneration, pending.isEmpty { break loop }
             }
         }
         await manager.stopScan()
-        if found.isEmpty, let lastError { configuration.logger.debug("discovery found nothing; last error: \(lastError)") }
+        await settle(probed, keeping: keeping.union(found))
         return found
     }
 
-    /// Whether `error` says the link failed (connecting, or lost on the way), rather than
-    /// something trying again cannot change.
-    static func isLinkFailure(_ error: any Error) -> Bool {
-        switch error as? BleuError {
-        case .disconnected?, .connectionFailed?, .connectionTimeout?, .timeout?: true
-        default: false
+    /// Has the engine connect to a peripheral heard in a scan, for as long as a search looks at it.
+    private func probe(_ peripheral: UUID) async {
+        guard !state.withLock({ $0.held.contains(peripheral) }) else { return }
+        await fleet.pin(peripheral)
+    }
+
+    /// After a search: peripherals hosting an actor in `keeping` are held; the engine forgets
+    /// the other probed ones (their links end).
+    private func settle(_ probed: Set<UUID>, keeping: Set<UUID>) async {
+        let hosting = state.withLock { state in
+            Set(keeping.compactMap { state.directory[$0]?.peripheral })
+        }
+        for peripheral in probed.sorted(by: { $0.uuidString < $1.uuidString }) {
+            let held = state.withLock { $0.held.contains(peripheral) }
+            if held { continue }
+            if hosting.contains(peripheral) {
+                await keep(probedPeripheral: peripheral)
+            } else {
+                await fleet.forget(peripheral)
+                forgetPeripheral(peripheral)
+            }
         }
     }
 
-    /// ``link(to:)``, trying again when connecting or setting up the link fails (a busy or
-    /// unreliable radio fails some attempts, or loses the link during setup), up to
-    /// ``BLEActorSystem/Configuration/connectionAttempts`` times.
-    func linkRetrying(_ peripheral: UUID) async throws -> ConnectedPeripheral {
-        var attempt = 1
-        while true {
-            do {
-                return try await link(to: peripheral)
-            } catch let error as BleuError where error != .cancelled && attempt < configuration.connectionAttempts && !Task.isCancelled {
-                attempt += 1
-                configuration.logger.debug("setting up \(peripheral) failed (\(error)); attempt \(attempt)")
-            }
+    /// Drops what the client learnt of a peripheral it no longer deals with (bounded memory in
+    /// a place full of peripherals).
+    private func forgetPeripheral(_ peripheral: UUID) {
+        state.withLock { state in
+            state.rssi[peripheral] = nil
+            state.lastLoss[peripheral] = nil
+            state.linkedBefore.remove(peripheral)
+            state.epochs[peripheral] = nil
+            state.directory = state.directory.filter { $0.value.peripheral != peripheral }
+        }
+    }
+
+    /// A probed peripheral hosts an actor the application now holds: it stays connected under
+    /// the retention policy, without dropping the link it has.
+    private func keep(probedPeripheral peripheral: UUID) async {
+        let rssi = state.withLock { state in
+            state.held.insert(peripheral)
+            return state.rssi[peripheral]
+        }
+        if case .pooled(let priority) = configuration.links.retention {
+            await fleet.offer(peripheral, rssi: rssi ?? -70, priority: priority)
+            await fleet.unpin(peripheral)
         }
     }
 }

@@ -1,37 +1,76 @@
 import BleuCore
+import BleuOrchestration
 import Foundation
 import Logging
+import CoreMetrics
 
-/// The central's side of the actor system: where each known actor lives, the links to the
-/// peripherals hosting them (set up once per connection, shared by concurrent callers), and
-/// the manager's events (disconnections, flow control).
+/// The central's side of the actor system: where each known actor lives, and the links to the
+/// peripherals hosting them. The links are the fleet engine's: it connects, backs off, breaks
+/// the circuit and follows the radio; this client sets each new link up (reads the actor
+/// services, subscribes to their replies) and hands it to the calls waiting for it.
 final class CentralClient: Sendable {
     let manager: any CentralManager
     let configuration: BLEActorSystem.Configuration
-    private let state = Locked(State())
+    let fleet: FleetOrchestrator
+    let clock: ElapsedClock
+    let waiters: LinkWaiters
+    let observer: LinkObserver
+    let state = Locked(State())
     private let events = Locked<Task<Void, Never>?>(nil)
+    private let starting = Locked<Task<Void, Never>?>(nil)
 
     struct Location: Sendable, Hashable {
         var peripheral: UUID
         var service: BluetoothUUID
     }
 
-    private enum LinkEntry {
-        case connecting(Task<ConnectedPeripheral, any Error>)
-        case connected(ConnectedPeripheral)
-    }
-
-    private struct State {
+    struct State {
         /// Where each discovered actor lives.
         var directory: [UUID: Location] = [:]
         /// Actors resolved by a saved id but not located yet: the service to look for.
         var wanted: [UUID: BluetoothUUID] = [:]
-        var links: [UUID: LinkEntry] = [:]
+        /// The set-up links, by peripheral.
+        var links: [UUID: ConnectedPeripheral] = [:]
+        /// Moves on each time a peripheral's link ends, so a set-up that began on an earlier
+        /// link cannot install itself on a later one.
+        var epochs: [UUID: UInt64] = [:]
+        /// Peripherals the engine keeps connected because the application holds actors there.
+        var held: Set<UUID> = []
+        /// Why each peripheral's last link ended, as the radio said.
+        var lastLoss: [UUID: DisconnectReason] = [:]
+        /// The signal strength each peripheral was last heard with (for the pooled policy).
+        var rssi: [UUID: Int] = [:]
+        /// Peripherals a link was set up to before (the next one is a reconnection).
+        var linkedBefore: Set<UUID> = []
     }
 
     init(manager: any CentralManager, configuration: BLEActorSystem.Configuration) {
         self.manager = manager
         self.configuration = configuration
+        let clock = ElapsedClock(configuration.clock)
+        self.clock = clock
+        self.waiters = LinkWaiters(clock: clock)
+        let links = configuration.links
+        let profile = DeviceProfile(service: ActorServiceLayout.hostService, subscriptions: [], writeCharacteristic: nil)
+        var backoff = links.backoff
+        backoff.discoveryTimeout = configuration.connectionTimeout
+        let fleetConfiguration = FleetConfiguration(
+            profile: profile, pool: links.pool, maximumConnectionAttempts: links.maximumSimultaneousAttempts,
+            connectTimeout: configuration.connectionTimeout, scanTimeout: configuration.connectionTimeout, backoff: backoff)
+        let box = WeakBox<CentralClient>()
+        self.fleet = FleetOrchestrator(
+            central: manager, configuration: fleetConfiguration, clock: configuration.clock, seed: links.seed,
+            logger: configuration.logger, metrics: configuration.metrics, store: InMemoryPinnedDeviceStore(),
+            setUp: LinkSetUp(prepare: { peripheral in
+                guard let client = box.value else { throw BleuError.cancelled }
+                try await client.prepare(peripheral)
+            }, linkEnded: { peripheral in
+                box.value?.linkEnded(peripheral)
+            }))
+        observer = LinkObserver(factory: configuration.metrics ?? MetricsSystem.factory)
+        box.value = self
+        let state = state
+        observer.follow(fleet.events(), lastLoss: { peripheral in state.withLock { $0.lastLoss[peripheral] } })
         let stream = manager.events()
         let task = Task { [weak self] in
             for await event in stream {
@@ -44,16 +83,28 @@ final class CentralClient: Sendable {
 
     deinit {
         events.withLock { $0?.cancel() }
+        let fleet = fleet
+        Task { await fleet.shutdown() }
+    }
+
+    /// Starts the fleet engine on first use (it follows the radio's state from then on).
+    func start() async {
+        let task = starting.withLock { task in
+            if let task { return task }
+            let fleet = fleet
+            let started = Task { await fleet.start() }
+            task = started
+            return started
+        }
+        await task.value
     }
 
     private func handle(_ event: CentralEvent) async {
         switch event {
         case .disconnected(let peripheral, let reason):
-            // A late event of an earlier link must not close the link that replaced it.
-            guard await !manager.isConnected(peripheral) else { return }
-            dropLink(peripheral, BleuError.disconnected(peripheral, reason), cancellingAttempt: false)
+            state.withLock { $0.lastLoss[peripheral] = reason }
         case .readyToSendWriteWithoutResponse(let peripheral):
-            if case .connected(let link)? = state.withLock({ $0.links[peripheral] }) { link.ready.signal() }
+            state.withLock { $0.links[peripheral] }?.ready.signal()
         case .servicesChanged(let peripheral):
             await refresh(peripheral)
         default:
@@ -61,18 +112,49 @@ final class CentralClient: Sendable {
         }
     }
 
-    /// Forgets the link to a peripheral and fails its calls. An attempt in progress is a newer
-    /// link than the one an event reports, so it is left alone unless `cancellingAttempt`.
-    private func dropLink(_ peripheral: UUID, _ error: any Error, cancellingAttempt: Bool = true) {
-        let entry: LinkEntry? = state.withLock { state in
-            if case .connecting? = state.links[peripheral], !cancellingAttempt { return nil }
-            return state.links.removeValue(forKey: peripheral)
+    // MARK: The engine's hooks
+
+    /// Sets up a link the engine just made: reads the actor services and subscribes to their
+    /// replies, then hands the link to the calls waiting for it.
+    private func prepare(_ peripheral: UUID) async throws {
+        let epoch = state.withLock { $0.epochs[peripheral, default: 0] }
+        let link = try await setUp(peripheral)
+        let installed = state.withLock { state -> Bool? in
+            guard state.epochs[peripheral, default: 0] == epoch else { return nil }
+            state.links[peripheral] = link
+            state.lastLoss[peripheral] = nil
+            let again = !state.linkedBefore.insert(peripheral).inserted
+            for (id, services) in link.services {
+                state.wanted[id] = nil
+                if let current = state.directory[id], current.peripheral == peripheral, services.contains(current.service) { continue }
+                state.directory[id] = Location(peripheral: peripheral, service: Self.first(services))
+            }
+            return again
         }
-        switch entry {
-        case .connected(let link)?: link.close(error)
-        case .connecting(let task)?: task.cancel()
-        case nil: break
+        guard let again = installed else {
+            // The engine gave this link up while it was being set up.
+            link.close(BleuError.cancelled)
+            throw BleuError.cancelled
         }
+        if again {
+            observer.reconnected(link.channels.keys)
+            configuration.logger.info("link set up again", metadata: ["peripheral": "\(peripheral)",
+                                                                      "actors": "\(link.channels.keys.map(\.uuidString).sorted())"])
+        }
+        waiters.resume(peripheral, with: link)
+    }
+
+    /// The engine lost or gave up the link: its calls and streams end.
+    private func linkEnded(_ peripheral: UUID) {
+        let (link, reason) = state.withLock { state in
+            state.epochs[peripheral, default: 0] &+= 1
+            return (state.links.removeValue(forKey: peripheral), state.lastLoss[peripheral])
+        }
+        link?.close(BleuError.disconnected(peripheral, reason ?? .localHostTerminated))
+    }
+
+    static func first(_ services: Set<BluetoothUUID>) -> BluetoothUUID {
+        services.min { $0.description < $1.description }!
     }
 
     // MARK: Directory
@@ -89,141 +171,105 @@ final class CentralClient: Sendable {
         state.withLock { $0.directory[id] }
     }
 
-    /// The channel to an actor, connecting (and locating a saved id) first if needed.
-    func channel(for id: UUID) async throws -> ClientChannel {
-        let (location, wanted) = state.withLock { ($0.directory[id], $0.wanted[id]) }
-        if let location {
-            // Setting up a link sends no call, so a failed attempt is safe to repeat.
-            let link = try await linkRetrying(location.peripheral)
-            if let channel = link.channels[id] { return channel }
-            throw BLEActorSystemError.actorNotFound(id)
+    /// The link to a peripheral when it is set up now.
+    func currentLink(_ peripheral: UUID) -> ConnectedPeripheral? {
+        state.withLock { $0.links[peripheral] }.flatMap { $0.isOpen ? $0 : nil }
+    }
+
+    // MARK: Holding
+
+    /// Asks the engine to keep the peripheral connected (pinned, or offered to the pool).
+    func hold(_ peripheral: UUID) async {
+        await start()
+        let (added, rssi) = state.withLock { ($0.held.insert(peripheral).inserted, $0.rssi[peripheral]) }
+        guard added else { return }
+        switch configuration.links.retention {
+        case .pinned:
+            await fleet.pin(peripheral)
+        case .pooled(let priority):
+            await fleet.offer(peripheral, rssi: rssi ?? -70, priority: priority)
         }
-        guard let wanted else { throw BLEActorSystemError.actorNotFound(id) }
-        // Every peripheral the search connects to has all its actor services read, so the id is
-        // found under whichever service hosts it there (its concrete type, another protocol),
-        // not only under the one searched for.
-        _ = try await search(service: wanted, timeout: configuration.connectionTimeout, until: { [weak self] _ in
-            self?.location(of: id) != nil
-        })
-        guard let location = self.location(of: id), let channel = try await link(to: location.peripheral).channels[id] else {
-            throw BLEActorSystemError.actorNotFound(id)
+    }
+
+    /// Stops keeping the peripheral connected; its link is given up.
+    func release(_ peripheral: UUID) async {
+        guard state.withLock({ $0.held.remove(peripheral) }) != nil else { return }
+        await fleet.forget(peripheral)
+        observer.forget(peripheral, lastLoss: state.withLock { $0.lastLoss[peripheral] })
+    }
+
+    /// A call to `actor` failed before its reply came: counted and logged.
+    func callFailed(_ actor: UUID, _ error: any Error) {
+        observer.callFailed(actor, error)
+        configuration.logger.debug("call failed", metadata: ["actor": "\(actor)", "error": "\(error)"])
+    }
+
+    /// Remembers how strongly a peripheral was heard.
+    func heard(_ advertisement: Advertisement) {
+        state.withLock { $0.rssi[advertisement.peripheral] = advertisement.rssi }
+    }
+
+    // MARK: Calls
+
+    /// The channel to an actor, waiting for its link until `deadline` (elapsed time on
+    /// ``clock``) — or not at all when `failFast` — and locating a saved id first if needed.
+    func channel(for id: UUID, until deadline: Duration, failFast: Bool, timeout: @escaping @Sendable () -> any Error) async throws -> ClientChannel {
+        var location = self.location(of: id)
+        if location == nil {
+            guard let wanted = state.withLock({ $0.wanted[id] }) else { throw BLEActorSystemError.actorNotFound(id) }
+            // Every peripheral the search sets up has all its actor services read, so the id is
+            // found under whichever service hosts it there, not only the one searched for.
+            let remaining = max(.zero, deadline - clock.now())
+            _ = try await search(service: wanted, timeout: min(configuration.connectionTimeout, remaining), keeping: [id],
+                                 until: { [weak self] _ in self?.location(of: id) != nil })
+            location = self.location(of: id)
         }
+        guard let location else { throw BLEActorSystemError.actorNotFound(id) }
+        await hold(location.peripheral)
+        if let stale = currentLink(location.peripheral), await !manager.isConnected(location.peripheral) {
+            // The radio lost the link; its event is on its way to the engine. Nothing can go out on it.
+            let reason = state.withLock { $0.lastLoss[location.peripheral] }
+            stale.close(BleuError.disconnected(location.peripheral, reason ?? .supervisionTimeout))
+        }
+        let link: ConnectedPeripheral
+        if let current = currentLink(location.peripheral) {
+            link = current
+        } else if failFast {
+            let reason = state.withLock { $0.lastLoss[location.peripheral] }
+            throw BleuError.disconnected(location.peripheral, reason ?? .localHostTerminated)
+        } else {
+            link = try await waitForLink(location.peripheral, until: deadline, timeout: timeout)
+        }
+        guard let channel = link.channels[id] else { throw BLEActorSystemError.actorNotFound(id) }
         return channel
     }
 
-    // MARK: Links
-
-    /// The set-up link to a peripheral: connects, discovers the actor services, reads each
-    /// actor's id and subscribes to its replies. Concurrent callers share one attempt.
-    func link(to peripheral: UUID) async throws -> ConnectedPeripheral {
-        // A link the radio lost whose event is still on its way is not reused.
-        if case .connected(let link)? = state.withLock({ $0.links[peripheral] }), link.isOpen,
-           await !manager.isConnected(peripheral) {
-            dropLink(peripheral, BleuError.notConnected(peripheral), cancellingAttempt: false)
-        }
-        let task: Task<ConnectedPeripheral, any Error> = state.withLock { state in
-            switch state.links[peripheral] {
-            case .connected(let link)? where link.isOpen:
-                return Task { link }
-            case .connecting(let task)?:
-                return task
-            default:
-                let task = Task { try await self.establish(peripheral) }
-                state.links[peripheral] = .connecting(task)
-                return task
-            }
-        }
-        do {
-            let link = try await task.value
-            return link
-        } catch {
-            // Only the attempt this caller waited for is forgotten: another caller may already
-            // have started the next one, which every caller must share — two set-ups of one
-            // link would subscribe two channels to one reply characteristic, and each would take
-            // the other's replies for its own.
-            state.withLock { state in
-                if case .connecting(let current)? = state.links[peripheral], current == task { state.links[peripheral] = nil }
-            }
-            throw error
-        }
+    /// Waits until the link to `peripheral` is set up (now or later), at most until `deadline`.
+    func waitForLink(_ peripheral: UUID, until deadline: Duration, timeout: @escaping @Sendable () -> any Error) async throws -> ConnectedPeripheral {
+        try await waiters.wait(for: peripheral, until: deadline, current: { [weak self] in self?.currentLink(peripheral) },
+                               timeout: timeout)
     }
 
-    private func establish(_ peripheral: UUID) async throws -> ConnectedPeripheral {
-        try await manager.connect(peripheral, timeout: configuration.connectionTimeout)
-        do {
-            let link = try await setUp(peripheral)
-            state.withLock { state in
-                state.links[peripheral] = .connected(link)
-                for (id, services) in link.services {
-                    state.wanted[id] = nil
-                    if let current = state.directory[id], current.peripheral == peripheral, services.contains(current.service) { continue }
-                    state.directory[id] = Location(peripheral: peripheral, service: services.sorted { $0.description < $1.description }[0])
-                }
-            }
-            return link
-        } catch {
-            await manager.cancelConnection(peripheral)
-            throw error
-        }
-    }
-
-    /// The peripheral's services changed (actors hosted or removed): keeps the channels of
-    /// actors still there, sets up new ones, and fails calls to actors that are gone.
-    private func refresh(_ peripheral: UUID) async {
-        guard case .connected(let old)? = state.withLock({ $0.links[peripheral] }) else { return }
-        do {
-            let link = try await setUp(peripheral, reusing: old)
-            state.withLock { state in
-                state.links[peripheral] = .connected(link)
-                for id in link.services.keys { state.directory[id] = Location(peripheral: peripheral, service: link.services[id]!.sorted { $0.description < $1.description }[0]) }
-            }
-            for (id, channel) in old.channels where link.channels[id] !== channel {
-                channel.close(BLEActorSystemError.actorNotFound(id))
-            }
-        } catch {
-            configuration.logger.info("refreshing the services of \(peripheral) failed: \(error)")
-            dropLink(peripheral, error)
-        }
-    }
-
-    private func setUp(_ peripheral: UUID, reusing old: ConnectedPeripheral? = nil) async throws -> ConnectedPeripheral {
-        let ready = old?.ready ?? ReadySignal()
-        var channels: [UUID: ClientChannel] = [:]
-        var services: [UUID: Set<BluetoothUUID>] = [:]
-        for service in try await manager.discoverServices(nil, on: peripheral) {
-            // Every service is looked at; one without the three actor characteristics is not an actor's.
-            let found: DiscoveredService
-            do {
-                found = try await manager.discover(ServiceRequirement(service: service.uuid, required: ActorServiceLayout.characteristics,
-                                                                      discovering: .nothingElse), in: service)
-            } catch BleuError.characteristicNotFound {
-                continue
-            }
-            guard let idCharacteristic = found.characteristics[ActorServiceLayout.actorIDCharacteristic],
-                  let call = found.characteristics[ActorServiceLayout.callCharacteristic],
-                  let reply = found.characteristics[ActorServiceLayout.replyCharacteristic] else { continue }
-            guard let id = UUID(bytes: try await manager.read(idCharacteristic)) else {
-                configuration.logger.warning("the actor service \(service.uuid) on \(peripheral) has a malformed actor id; skipped")
-                continue
-            }
-            services[id, default: []].insert(service.uuid)
-            guard channels[id] == nil else { continue }
-            if let existing = old?.channels[id], !existing.isClosed {
-                channels[id] = existing
-                continue
-            }
-            let channel = ClientChannel(actorID: id, peripheral: peripheral, call: call, manager: manager, ready: ready,
-                                        configuration: configuration)
-            channel.start(try await manager.subscribe(to: reply))
-            channels[id] = channel
-        }
-        let link = ConnectedPeripheral(id: peripheral, channels: channels, services: services, ready: ready)
-        return link
-    }
-
-    /// Ends the link to a peripheral; its calls fail with ``BleuError/disconnected(_:_:)``.
+    /// Ends the link to a peripheral and stops keeping it; its calls fail with
+    /// ``BleuError/disconnected(_:_:)``.
     func disconnect(_ peripheral: UUID) async {
+        state.withLock { $0.lastLoss[peripheral] = .localHostTerminated }
+        await release(peripheral)
+        linkEnded(peripheral)
         await manager.cancelConnection(peripheral)
-        dropLink(peripheral, BleuError.disconnected(peripheral, .localHostTerminated))
+    }
+}
+
+/// A weak reference filled in after its owner's initialiser ran (the owner's hooks need it).
+final class WeakBox<Value: AnyObject & Sendable>: Sendable {
+    private let storage = Locked<Weak>(Weak())
+
+    private struct Weak {
+        weak var value: Value?
+    }
+
+    var value: Value? {
+        get { storage.withLock { $0.value } }
+        set { storage.withLock { $0.value = newValue } }
     }
 }

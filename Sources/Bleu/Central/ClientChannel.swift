@@ -7,6 +7,12 @@ import Logging
 /// characteristic (write without response, flow-controlled), matches replies from the reply
 /// characteristic's notifications to waiting calls, and interns method names per connection.
 final class ClientChannel: StreamReceiver {
+    /// A call that ended before any of it was written (the channel closed while it waited for
+    /// a slot): safe to send on another link, unlike one whose request went out.
+    struct CallNotSent: Error {
+        var cause: any Error
+    }
+
     let actorID: UUID
     let peripheral: UUID
     private let call: RemoteCharacteristic
@@ -114,8 +120,12 @@ final class ClientChannel: StreamReceiver {
 
     var isClosed: Bool { state.withLock { $0.closed != nil } }
 
-    /// Calls a method and waits for its reply, at most `timeout`.
-    func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, clock: any Clock<Duration>,
+    /// Calls in flight or waiting for a slot (for tests).
+    var admittedCalls: Int { state.withLock { $0.admitted } }
+
+    /// Calls a method and waits for its reply, at most `timeout`; a timeout error reports
+    /// `budget`, the whole call's timeout (of which waiting for the link took the rest).
+    func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, budget: Duration, clock: any Clock<Duration>,
               method name: @autoclosure () -> String) async throws -> Reply {
         let admitted = state.withLock { state in
             guard state.admitted < limits.maximumPendingCallsPerActor else { return false }
@@ -127,7 +137,8 @@ final class ClientChannel: StreamReceiver {
         try await inFlight.acquire()
         defer { inFlight.release() }
         let (id, request, method) = try state.withLock { state throws -> (UInt32, Request, UInt32) in
-            if let error = state.closed { throw error }
+            // Nothing of this call went out: it may be sent on the next link.
+            if let error = state.closed { throw CallNotSent(cause: error) }
             // Pending calls stay below the id space; when retired ids fill the rest, the oldest
             // (whose reply is the least likely still to come) is given up.
             if state.calls.count + state.retired.count > Int(Self.callIDMask), !state.retired.isEmpty {
@@ -157,7 +168,7 @@ final class ClientChannel: StreamReceiver {
         let operation = BleuError.Operation.remoteCall(method: name())
         let timer = Task { [weak self] in
             guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            self?.finish(id, .failure(BleuError.timeout(operation, after: timeout)))
+            self?.finish(id, .failure(BleuError.timeout(operation, after: budget)))
         }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
@@ -204,7 +215,7 @@ final class ClientChannel: StreamReceiver {
     /// (timeout, cancellation) tells the peripheral it is no longer wanted.
     private func finish(_ id: UInt32, _ result: Result<Reply, any Error>) {
         let abandoned: Bool
-        if case .failure(let error) = result, !(error is BleuError && isDisconnect(error)) {
+        if case .failure(let error) = result, !(error is CallNotSent), !(error is BleuError && isDisconnect(error)) {
             abandoned = true
         } else {
             abandoned = false
@@ -255,8 +266,18 @@ final class ClientChannel: StreamReceiver {
     /// Sends one message whole: its fragments back to back, each waiting for room in the
     /// link's write-without-response queue.
     func send(_ message: [UInt8]) async throws {
+        var written = 0
+        do {
+            try await sendFragments(of: message, counting: &written)
+        } catch let error as BleuError where written == 0 && isDisconnect(error) {
+            // Refused before a byte went out (no link any more): the message was not sent.
+            throw CallNotSent(cause: error)
+        }
+    }
+
+    private func sendFragments(of message: [UInt8], counting written: inout Int) async throws {
         try await gate.run {
-            if let error = state.withLock({ $0.closed }) { throw error }
+            if let error = state.withLock({ $0.closed }) { throw CallNotSent(cause: error) }
             let length = try await manager.maximumWriteValueLength(for: peripheral, type: .withoutResponse)
             let outgoing: OutgoingMessage
             do {
@@ -272,6 +293,7 @@ final class ClientChannel: StreamReceiver {
             defer { state.withLock { $0.fragmenter.finish(outgoing) } }
             for fragment in outgoing {
                 try await write(Data(fragment))
+                written += 1
             }
         }
     }

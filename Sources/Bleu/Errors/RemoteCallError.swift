@@ -43,6 +43,9 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
     case hostingStopped(UUID)
     /// The peripheral cancelled the stream with this id: its source was cancelled there.
     case cancelledByPeripheral(stream: UInt32)
+    /// ``BLEActorSystem/withActorID(_:_:)`` was given an id a live actor of the system already
+    /// has (or the body created no actor with it).
+    case actorIDInUse(UUID)
 
     public var description: String {
         switch self {
@@ -56,6 +59,7 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
         case .serialization(let reason): "Serialization failed: \(reason)."
         case .hostingStopped(let id): "The peripheral stopped hosting actor \(id); discover it again once it is advertised."
         case .cancelledByPeripheral(let stream): "The peripheral cancelled the source of stream \(stream); start the stream again if it is still needed."
+        case .actorIDInUse(let id): "Actor id \(id) is already in use on this system (or the actor created was not given it); release the old actor first, or choose another id."
         }
     }
 }

@@ -29,7 +29,9 @@ extension BLEActorSystem {
     public func connect<Act: PeripheralActor>(to id: UUID, as type: Act.Type) async throws -> Act {
         let client = try requireClient()
         client.expect(id, service: ActorServiceLayout.serviceUUID(for: type))
-        _ = try await client.channel(for: id)
+        let timeout = configuration.connectionTimeout
+        _ = try await client.channel(for: id, until: client.clock.now() + timeout, failFast: false,
+                                     timeout: { BLEActorSystemError.actorNotFound(id) })
         return try Act.resolve(id: id, using: self)
     }
 
@@ -54,6 +56,49 @@ extension BLEActorSystem {
     public func isConnected(_ id: UUID) async -> Bool {
         guard let client, let location = client.location(of: id) else { return false }
         return await client.manager.isConnected(location.peripheral)
+    }
+
+    /// Where the link to the actor with this id stands now.
+    public func currentConnectivity(of id: UUID) -> ActorConnectivity {
+        guard let client, let location = client.location(of: id) else { return .disconnected(nil) }
+        if client.currentLink(location.peripheral) != nil { return .ready }
+        return client.observer.connectivity(of: location.peripheral)
+            ?? .disconnected(client.state.withLock { $0.lastLoss[location.peripheral] })
+    }
+
+    /// The connectivity of the actor with this id: its state now, then every change — the
+    /// link engine connecting, ready, backing off after a failure, suspended, or given up.
+    /// Follows the actor when it is located on another peripheral. Ends when the caller stops
+    /// iterating (or the system goes away); a slow consumer sees the latest states.
+    public func connectivity(of id: UUID) -> AsyncStream<ActorConnectivity> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ActorConnectivity.self, bufferingPolicy: .bufferingNewest(32))
+        guard let client else {
+            continuation.yield(.disconnected(nil))
+            continuation.finish()
+            return stream
+        }
+        let changes = client.observer.changes()
+        continuation.yield(currentConnectivity(of: id))
+        let task = Task { [weak client] in
+            for await change in changes {
+                guard let client, client.location(of: id)?.peripheral == change.peripheral else { continue }
+                continuation.yield(change.connectivity)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// ``connectivity(of:)`` of an actor reference.
+    public func connectivity(of actor: some PeripheralActor) -> AsyncStream<ActorConnectivity> {
+        connectivity(of: actor.id)
+    }
+
+    /// Calls to the actor in flight or waiting for a slot on its current link (for tests).
+    func admittedCalls(to id: UUID) -> Int {
+        guard let client, let location = client.location(of: id) else { return 0 }
+        return client.currentLink(location.peripheral)?.channels[id]?.admittedCalls ?? 0
     }
 
     private func requireClient() throws -> CentralClient {

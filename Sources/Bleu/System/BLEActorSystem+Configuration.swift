@@ -1,6 +1,7 @@
 import BleuWire
 import Foundation
 import Logging
+import CoreMetrics
 
 extension BLEActorSystem {
     /// Limits, timeouts and injected dependencies of an actor system.
@@ -8,10 +9,12 @@ extension BLEActorSystem {
         /// How long a remote call waits for its reply before it fails with
         /// `BleuError.timeout`. Override per call with ``BLEActorSystem/withCallTimeout(_:operation:)``.
         public var callTimeout: Duration
-        /// How long connecting to a peripheral (or locating a saved actor id) may take.
+        /// How long one connection attempt, or setting up a link, or locating a saved actor id
+        /// may take.
         public var connectionTimeout: Duration
-        /// Connection attempts discovery makes per peripheral before giving up on it.
-        public var connectionAttempts: Int
+        /// How the links to held actors are kept: backoff, retention, and what calls do while a
+        /// link is down.
+        public var links: LinkPolicy
         /// The largest request or reply, in bytes (arguments or result included). Larger ones
         /// fail with ``BLEActorSystemError/messageTooLarge(size:maximum:)``.
         public var maximumMessageSize: Int
@@ -41,17 +44,21 @@ extension BLEActorSystem {
         public var clock: any Clock<Duration>
         /// Where the system logs refused requests, dropped fragments and connection trouble.
         public var logger: Logger
+        /// Where the system's metrics go (reconnections and failed calls per actor, the link
+        /// engine's own); `nil` uses the process's `MetricsSystem`.
+        public var metrics: (any MetricsFactory)?
 
         /// A configuration; each parameter sets the property of the same name.
-        public init(callTimeout: Duration = .seconds(10), connectionTimeout: Duration = .seconds(10), connectionAttempts: Int = 3,
+        public init(callTimeout: Duration = .seconds(10), connectionTimeout: Duration = .seconds(10), links: LinkPolicy = LinkPolicy(),
                     maximumMessageSize: Int = 128 * 1024, maximumConcurrentCallsPerCentral: Int = 16,
                     maximumPendingCallsPerActor: Int = 64, maximumMethodsPerConnection: Int = 256,
                     streamBufferLimit: Int = 16, maximumStreamsPerCentral: Int = 8,
                     discoveryQuietPeriod: Duration? = .seconds(1), localName: String? = nil, wireFormat: WireFormat = .compact,
-                    clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system")) {
+                    clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system"),
+                    metrics: (any MetricsFactory)? = nil) {
             self.callTimeout = callTimeout
             self.connectionTimeout = connectionTimeout
-            self.connectionAttempts = max(1, connectionAttempts)
+            self.links = links
             self.maximumMessageSize = max(64, maximumMessageSize)
             self.maximumConcurrentCallsPerCentral = max(1, maximumConcurrentCallsPerCentral)
             self.maximumPendingCallsPerActor = min(120, max(1, maximumPendingCallsPerActor))
@@ -63,6 +70,7 @@ extension BLEActorSystem {
             self.wireFormat = wireFormat
             self.clock = clock
             self.logger = logger
+            self.metrics = metrics
         }
 
         var encoder: CBOREncoder { CBOREncoder(keyEncoding: .integersWhenAvailable) }

@@ -33,11 +33,39 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     public let configuration: Configuration
     let host: PeripheralHost?
     let client: CentralClient?
-    private let local = Locked<[UUID: LocalActor]>([:])
+    private let local = Locked(LocalActors())
 
     private struct LocalActor {
         weak var actor: (any DistributedActor)?
     }
+
+    private struct LocalActors {
+        var actors: [UUID: LocalActor] = [:]
+        /// Ids chosen with ``BLEActorSystem/withActorID(_:_:)`` whose actor is being created.
+        var reserved: Set<UUID> = []
+    }
+
+    /// An id chosen for the next actor this system creates in the current task.
+    private final class ChosenID: Sendable {
+        let id: UUID
+        let system: ObjectIdentifier
+        private let taken = Locked(false)
+
+        init(id: UUID, system: ObjectIdentifier) {
+            self.id = id
+            self.system = system
+        }
+
+        /// The id, the first time only.
+        func take() -> UUID? {
+            taken.withLock { taken in
+                defer { taken = true }
+                return taken ? nil : id
+            }
+        }
+    }
+
+    @TaskLocal private static var chosenID: ChosenID?
 
     /// The per-call timeout in force for the current task, when ``withCallTimeout(_:operation:)`` set one.
     @TaskLocal static var callTimeoutOverride: Duration?
@@ -62,7 +90,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     // MARK: DistributedActorSystem
 
     public func resolve<Act>(id: UUID, as actorType: Act.Type) throws -> Act? where Act: DistributedActor, Act.ID == UUID {
-        if let actor = local.withLock({ $0[id]?.actor }) {
+        if let actor = local.withLock({ $0.actors[id]?.actor }) {
             guard let typed = actor as? Act else {
                 throw BLEActorSystemError.unsupportedCall(.localActorType(id, actual: "\(type(of: actor))", requested: "\(actorType)"))
             }
@@ -75,15 +103,38 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     }
 
     public func assignID<Act>(_ actorType: Act.Type) -> UUID where Act: DistributedActor, Act.ID == UUID {
-        UUID()
+        if let chosen = Self.chosenID, chosen.system == ObjectIdentifier(self), let id = chosen.take() { return id }
+        return UUID()
     }
 
     public func actorReady<Act>(_ actor: Act) where Act: DistributedActor, Act.ID == UUID {
-        local.withLock { $0[actor.id] = LocalActor(actor: actor) }
+        local.withLock { $0.actors[actor.id] = LocalActor(actor: actor) }
     }
 
     public func resignID(_ id: UUID) {
-        _ = local.withLock { $0.removeValue(forKey: id) }
+        _ = local.withLock { $0.actors.removeValue(forKey: id) }
+    }
+
+    /// Creates a local actor with an identifier of your choosing: the first actor of this
+    /// system that `make` creates gets `id`. An app that saves its actors' ids and creates them
+    /// again with the same ids after a restart keeps every central's saved id working.
+    ///
+    /// ```swift
+    /// let sensor = try system.withActorID(savedID) { Thermometer(actorSystem: system) }
+    /// ```
+    ///
+    /// - Throws: ``BLEActorSystemError/actorIDInUse(_:)`` when a live actor of this system
+    ///   already has `id` (or another `withActorID` is creating one with it), or when `make`
+    ///   returned an actor with another id (it created that one first, or on another system).
+    public func withActorID<Act>(_ id: UUID, _ make: () throws -> Act) throws -> Act where Act: DistributedActor, Act.ID == UUID {
+        try local.withLock { table in
+            if table.actors[id]?.actor != nil || table.reserved.contains(id) { throw BLEActorSystemError.actorIDInUse(id) }
+            table.reserved.insert(id)
+        }
+        defer { _ = local.withLock { $0.reserved.remove(id) } }
+        let actor = try Self.$chosenID.withValue(ChosenID(id: id, system: ObjectIdentifier(self))) { try make() }
+        guard actor.id == id else { throw BLEActorSystemError.actorIDInUse(id) }
+        return actor
     }
 
     public func makeInvocationEncoder() -> BLEInvocationEncoder {
@@ -119,16 +170,37 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         }
     }
 
+    /// Sends a call once and waits for its reply. Waiting for the actor's link counts against
+    /// the call's timeout (``Configuration/CallPolicy``); a call that never left this device
+    /// because its link dropped first is sent on the next link, one already written never again.
     private func call(_ id: UUID, _ target: RemoteCallTarget, _ invocation: BLEInvocationEncoder) async throws -> (Reply, ClientChannel) {
         guard let client else {
             throw BleuError.notSupported(.noCentralRole)
         }
-        let channel = try await client.channel(for: id)
         let definition = MethodDefinition(target: target.identifier, substitutions: invocation.substitutions)
         let timeout = Self.callTimeoutOverride ?? configuration.callTimeout
-        let reply = try await channel.call(definition, arguments: invocation.arguments, timeout: timeout, clock: configuration.clock,
-                                           method: "\(target)")
-        return (reply, channel)
+        let deadline = client.clock.now() + timeout
+        let method = "\(target)"
+        let failFast = configuration.links.callPolicy == .failFast
+        let timedOut: @Sendable () -> any Error = { BleuError.timeout(.remoteCall(method: method), after: timeout) }
+        do {
+            while true {
+                let channel = try await client.channel(for: id, until: deadline, failFast: failFast, timeout: timedOut)
+                let remaining = deadline - client.clock.now()
+                guard remaining > .zero else { throw timedOut() }
+                do {
+                    let reply = try await channel.call(definition, arguments: invocation.arguments, timeout: remaining,
+                                                       budget: timeout, clock: configuration.clock, method: method)
+                    return (reply, channel)
+                } catch let notSent as ClientChannel.CallNotSent {
+                    if failFast { throw notSent.cause }
+                    configuration.logger.debug("call \(method) on \(id) was not sent before its link dropped; sending it on the next link")
+                }
+            }
+        } catch {
+            client.callFailed(id, error)
+            throw error
+        }
     }
 
     /// The error a reply carries, as its own type when it is `Codable` and known here.

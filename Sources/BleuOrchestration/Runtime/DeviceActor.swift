@@ -11,6 +11,7 @@ actor DeviceActor {
     private var machine: DeviceMachine
     private let radio: RadioOwner
     private let profile: DeviceProfile
+    private let setUp: LinkSetUp?
     private let clock: ElapsedClock
     private let hooks: DeviceHooks
     private let metrics: DeviceMetrics
@@ -26,12 +27,13 @@ actor DeviceActor {
     private var attemptStarted: Duration?
     private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
 
-    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, clock: ElapsedClock,
+    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, setUp: LinkSetUp?, clock: ElapsedClock,
          hooks: DeviceHooks, metrics: DeviceMetrics, logger: Logger) {
         self.id = id
         self.machine = machine
         self.radio = radio
         self.profile = profile
+        self.setUp = setUp
         self.clock = clock
         self.hooks = hooks
         self.metrics = metrics
@@ -93,6 +95,11 @@ actor DeviceActor {
         handle(.backPressure(read()))
     }
 
+    /// Waits until the radio operations asked for so far are done (a cancellation included).
+    func operationsDone() async {
+        await operation?.value
+    }
+
     /// Stops every task of the device (when the orchestrator goes away).
     func shutdown() {
         timer?.cancel()
@@ -126,6 +133,17 @@ actor DeviceActor {
         case .discover:
             let profile = profile
             stopReaders()
+            if let setUp {
+                chain { _, id in
+                    do {
+                        try await setUp.prepare(id)
+                        return .discovered
+                    } catch {
+                        return .discoveryFailed(FailureClass.classify(error))
+                    }
+                }
+                return
+            }
             chain { radio, id in
                 do {
                     let found = try await Self.discover(profile, on: id, central: radio.central)

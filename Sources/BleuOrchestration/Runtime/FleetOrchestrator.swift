@@ -31,6 +31,7 @@ public actor FleetOrchestrator {
     private let metricsFactory: any MetricsFactory
     private let store: any PinnedDeviceStore
     private let restorationTimeout: Duration
+    private let setUp: LinkSetUp?
     private var restorationTimer: Task<Void, Never>?
     private let broadcaster = EventBroadcaster<FleetEvent>()
     private let registry = Locked([UUID: DeviceState]())
@@ -63,10 +64,13 @@ public actor FleetOrchestrator {
     ///     land in a file the app did not choose.
     ///   - restorationTimeout: with a central that has a restore identifier, how long
     ///     ``start()`` waits for its restoration before connecting anew.
+    ///   - setUp: what to do on each new link instead of discovering the profile (the
+    ///     profile's service is then only what a scan for an unknown device looks for); see
+    ///     ``LinkSetUp``.
     public init<C: Clock>(central: any CentralManager, configuration: FleetConfiguration, clock: C,
                           seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet"),
                           metrics: (any MetricsFactory)? = nil, store: any PinnedDeviceStore,
-                          restorationTimeout: Duration = .seconds(1)) where C.Duration == Duration {
+                          restorationTimeout: Duration = .seconds(1), setUp: LinkSetUp? = nil) where C.Duration == Duration {
         let seed = seed ?? UInt64.random(in: .min ... .max)
         self.seed = seed
         self.sessionID = String(seed, radix: 36)
@@ -79,13 +83,14 @@ public actor FleetOrchestrator {
         self.metricsFactory = metrics ?? MetricsSystem.factory
         self.store = store
         self.restorationTimeout = restorationTimeout
+        self.setUp = setUp
         self.radio = RadioOwner(central: central, maximumAttempts: configuration.maximumConnectionAttempts,
                                 connectTimeout: configuration.connectTimeout, scanService: configuration.profile.service,
                                 scanTimeout: configuration.scanTimeout, clock: self.clock)
     }
 
     /// Creates an orchestrator timed by the continuous clock; see
-    /// ``init(central:configuration:clock:seed:logger:metrics:store:restorationTimeout:)``.
+    /// ``init(central:configuration:clock:seed:logger:metrics:store:restorationTimeout:setUp:)``.
     public init(central: any CentralManager, configuration: FleetConfiguration, seed: UInt64? = nil,
                 logger: Logger = Logger(label: "bleu.fleet"), store: any PinnedDeviceStore) {
         self.init(central: central, configuration: configuration, clock: ContinuousClock(), seed: seed, logger: logger,
@@ -251,6 +256,31 @@ public actor FleetOrchestrator {
         await applyPolicy()
     }
 
+    /// Stops managing a device: unpins and withdraws it, gives up its link and forgets its
+    /// state, queues and timers, so a fleet that meets many devices over time stays bounded.
+    /// Offering or pinning it again starts afresh.
+    public func forget(_ device: UUID) async {
+        if pinned.remove(device) != nil { save() }
+        candidates.removeValue(forKey: device)
+        await applyPolicy()
+        guard let actor = devices.removeValue(forKey: device) else { return }
+        await actor.handle(.stop)
+        // The link is gone before the device could be managed again.
+        await actor.operationsDone()
+        await actor.shutdown()
+        outboxes.withLock { $0[device] = nil }
+        registry.withLock { $0[device] = nil }
+    }
+
+    /// Gives up a device's link as if it had been lost: the engine connects and sets it up again
+    /// after its fast retry (for a user who found the link's set-up stale, say the peer's
+    /// database changed under it). Does nothing to a device without a link.
+    public func reconnect(_ device: UUID) async {
+        guard let actor = devices[device], await actor.state.holdsLink else { return }
+        await actor.handle(.disconnected(.transientLinkLoss))
+        await radio.cancel(device)
+    }
+
     /// Changes the pool policy at run time; devices connect and disconnect accordingly.
     public func setPool(_ policy: PoolPolicy) async {
         pool = policy
@@ -300,7 +330,7 @@ public actor FleetOrchestrator {
         deviceCount += 1
         let machine = DeviceMachine(policy: configuration.backoff, seed: seed &+ deviceCount &* 0x9E37_79B9_7F4A_7C15)
         let metrics = DeviceMetrics(device: id, session: sessionID, factory: metricsFactory)
-        let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, clock: clock,
+        let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, setUp: setUp, clock: clock,
                                  hooks: hooks(), metrics: metrics, logger: logger)
         devices[id] = device
         let outboxes = outboxes
@@ -325,6 +355,7 @@ public actor FleetOrchestrator {
         let incoming = incoming
         let clock = clock
         let writeCharacteristic = configuration.profile.writeCharacteristic
+        let linkEnded = setUp?.linkEnded
         return DeviceHooks(
             stateChanged: { id, from, to, at in
                 registry.withLock { $0[id] = to }
@@ -344,6 +375,7 @@ public actor FleetOrchestrator {
             linkLost: { id in
                 incoming.reset(id)
                 outboxes.withLock { $0[id] }?.linkLost()
+                linkEnded?(id)
             },
             flush: { id in outboxes.withLock { $0[id] }?.flush() }
         )

@@ -1,0 +1,25 @@
+import Foundation
+
+/// What an orchestrator does on each new link in place of discovering its ``DeviceProfile``:
+/// for a user of the engine whose devices need more than one service and a few
+/// subscriptions (the distributed actor system reads every actor service a peripheral hosts).
+///
+/// The engine still owns the link: it resolves, connects, backs off, breaks the circuit, gates
+/// on the radio and the policy, and times ``prepare`` out after
+/// ``BackoffPolicy/discoveryTimeout``. A device whose `prepare` returns is ready; one whose
+/// `prepare` throws fails the attempt (classified by ``FailureClass/classify(_:)-(Error)``)
+/// and is retried after backoff.
+public struct LinkSetUp: Sendable {
+    /// Sets up a link that was just made (or restored) to the device: discover, read,
+    /// subscribe. Cancelled when the engine abandons the link.
+    public var prepare: @Sendable (UUID) async throws -> Void
+    /// The link whose set-up began last was lost or given up (a disconnection, a failed or
+    /// timed-out set-up, the policy): release what `prepare` built on it.
+    public var linkEnded: @Sendable (UUID) -> Void
+
+    /// A set-up; each parameter sets the property of the same name.
+    public init(prepare: @escaping @Sendable (UUID) async throws -> Void, linkEnded: @escaping @Sendable (UUID) -> Void) {
+        self.prepare = prepare
+        self.linkEnded = linkEnded
+    }
+}
