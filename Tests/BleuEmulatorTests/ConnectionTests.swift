@@ -31,6 +31,42 @@ struct ConnectionTests {
         #expect(await !central.isConnected(id))
     }
 
+    /// A central that heard the device "lock", whose app then went away.
+    static func vanishedLock(_ bus: EmulatorBus) async throws -> (EmulatedCentralManager, UUID) {
+        var first: EmulatedPeripheralManager? = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
+        try await first?.startAdvertising(AdvertisingData(localName: "lock"))
+        let central = EmulatedCentralManager(bus: bus)
+        let id = try await central.discover(name: "lock")
+        first = nil
+        return (central, id)
+    }
+
+    @Test("a device whose app restarts keeps its identifier: an attempt pending across the restart completes when it advertises")
+    func attemptAcrossAppRestart() async throws {
+        let clock = ManualClock()
+        let bus = EmulatorBus(configuration: .instant, clock: clock)
+        let (central, id) = try await Self.vanishedLock(bus)
+        let attempt = Task { try await central.connect(id, timeout: .seconds(5)) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        let second = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
+        try await second.startAdvertising(AdvertisingData(localName: "lock"))
+        try await attempt.value
+        #expect(await central.isConnected(id))
+    }
+
+    @Test("an attempt pending across a restart of the device's app still times out on time when the app does not advertise")
+    func attemptAcrossAppRestartTimesOut() async throws {
+        let clock = ManualClock()
+        let bus = EmulatorBus(configuration: .instant, clock: clock)
+        let (central, id) = try await Self.vanishedLock(bus)
+        let attempt = Task { try await central.connect(id, timeout: .seconds(5)) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        let second = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
+        defer { withExtendedLifetime(second) {} }
+        clock.advance(by: .seconds(5))
+        #expect(await throwsError(.connectionTimeout(id)) { try await attempt.value })
+    }
+
     @Test("an attempt waits for the peripheral to advertise; cancelConnection and task cancellation end it")
     func pendingAttempts() async throws {
         let bus = EmulatorBus(configuration: .instant)

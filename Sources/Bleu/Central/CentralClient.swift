@@ -42,6 +42,8 @@ final class CentralClient: Sendable {
         var rssi: [UUID: Int] = [:]
         /// Peripherals a link was set up to before (the next one is a reconnection).
         var linkedBefore: Set<UUID> = []
+        /// The search under way for each actor that may have moved.
+        var relocations: [UUID: Task<Void, Never>] = [:]
     }
 
     init(manager: any CentralManager, configuration: BLEActorSystem.Configuration) {
@@ -210,39 +212,6 @@ final class CentralClient: Sendable {
     }
 
     // MARK: Calls
-
-    /// The channel to an actor, waiting for its link until `deadline` (elapsed time on
-    /// ``clock``) — or not at all when `failFast` — and locating a saved id first if needed.
-    func channel(for id: UUID, until deadline: Duration, failFast: Bool, timeout: @escaping @Sendable () -> any Error) async throws -> ClientChannel {
-        var location = self.location(of: id)
-        if location == nil {
-            guard let wanted = state.withLock({ $0.wanted[id] }) else { throw BLEActorSystemError.actorNotFound(id) }
-            // Every peripheral the search sets up has all its actor services read, so the id is
-            // found under whichever service hosts it there, not only the one searched for.
-            let remaining = max(.zero, deadline - clock.now())
-            _ = try await search(service: wanted, timeout: min(configuration.connectionTimeout, remaining), keeping: [id],
-                                 until: { [weak self] _ in self?.location(of: id) != nil })
-            location = self.location(of: id)
-        }
-        guard let location else { throw BLEActorSystemError.actorNotFound(id) }
-        await hold(location.peripheral)
-        if let stale = currentLink(location.peripheral), await !manager.isConnected(location.peripheral) {
-            // The radio lost the link; its event is on its way to the engine. Nothing can go out on it.
-            let reason = state.withLock { $0.lastLoss[location.peripheral] }
-            stale.close(BleuError.disconnected(location.peripheral, reason ?? .supervisionTimeout))
-        }
-        let link: ConnectedPeripheral
-        if let current = currentLink(location.peripheral) {
-            link = current
-        } else if failFast {
-            let reason = state.withLock { $0.lastLoss[location.peripheral] }
-            throw BleuError.disconnected(location.peripheral, reason ?? .localHostTerminated)
-        } else {
-            link = try await waitForLink(location.peripheral, until: deadline, timeout: timeout)
-        }
-        guard let channel = link.channels[id] else { throw BLEActorSystemError.actorNotFound(id) }
-        return channel
-    }
 
     /// Waits until the link to `peripheral` is set up (now or later), at most until `deadline`.
     func waitForLink(_ peripheral: UUID, until deadline: Duration, timeout: @escaping @Sendable () -> any Error) async throws -> ConnectedPeripheral {

@@ -34,6 +34,10 @@ extension BLEActorSystem {
         public var pool: PoolPolicy
         /// Connection attempts the radio runs at once; the others wait their turn.
         public var maximumSimultaneousAttempts: Int
+        /// How long a call waits for its actor's link before it also scans for the actor on
+        /// other peripherals (an app that restarted, a device that came back under a new
+        /// identifier); a failed attempt to reach the known peripheral starts that search at once.
+        public var relocateAfter: Duration
         /// The seed of the backoff's jitter; `nil` draws one (the engine logs it in its session id).
         public var seed: UInt64?
 
@@ -44,12 +48,14 @@ extension BLEActorSystem {
         public init(callPolicy: CallPolicy = .waitForConnection, retention: Retention = .pinned,
                     backoff: BackoffPolicy = BackoffPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(10),
                                                            budgetCooldown: .seconds(30), circuitCooldown: .seconds(30)),
-                    pool: PoolPolicy = PoolPolicy(), maximumSimultaneousAttempts: Int = 4, seed: UInt64? = nil) {
+                    pool: PoolPolicy = PoolPolicy(), maximumSimultaneousAttempts: Int = 4, relocateAfter: Duration = .seconds(2),
+                    seed: UInt64? = nil) {
             self.callPolicy = callPolicy
             self.retention = retention
             self.backoff = backoff
             self.pool = pool
             self.maximumSimultaneousAttempts = max(1, maximumSimultaneousAttempts)
+            self.relocateAfter = relocateAfter
             self.seed = seed
         }
     }

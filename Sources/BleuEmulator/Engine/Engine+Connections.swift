@@ -99,8 +99,12 @@ extension Engine {
         for waiter in waiters { succeed(waiter) }
     }
 
-    mutating func connectionTimedOut(central key: CentralKey, peripheral: PeripheralKey, operation: OperationID) {
-        guard var attempt = centrals[key]?.pending[peripheral], attempt.waiters.contains(operation) else { return }
+    mutating func connectionTimedOut(central key: CentralKey, peripheral scheduledFor: PeripheralKey, operation: OperationID) {
+        // The attempt may have moved to a new node of the same device since (its app started again).
+        guard let pending = centrals[key]?.pending,
+              let peripheral = pending[scheduledFor]?.waiters.contains(operation) == true
+                ? scheduledFor : pending.first(where: { $0.value.waiters.contains(operation) })?.key,
+              var attempt = pending[peripheral] else { return }
         fail(operation, BleuError.connectionTimeout(attempt.peripheralID))
         attempt.waiters.removeAll { $0 == operation }
         if attempt.waiters.isEmpty {

@@ -153,7 +153,27 @@ extension Engine {
         peripherals[key] = PeripheralNode(key: key, address: address, restoreIdentifier: restoreIdentifier, hub: hub,
                                           mtu: mtu, distance: configuration.rssi.defaultDistance)
         if let restoreIdentifier { restorable.peripherals[restoreIdentifier] = key }
+        succeedDevice(address: address, as: key)
         return (key, 0, hub)
+    }
+
+    /// A device whose earlier manager went away is back (its app started again): centrals
+    /// that knew it keep its identifier, and their pending connection attempts wait for the
+    /// new node — as CoreBluetooth's `connect` to a known peripheral completes when the device
+    /// advertises again.
+    private mutating func succeedDevice(address: UInt64, as key: PeripheralKey) {
+        for centralKey in centrals.keys.sorted() {
+            guard let central = centrals[centralKey] else { continue }
+            let id = identifier(of: address, seenBy: central.address)
+            guard let old = central.known[id], old != key, peripherals[old] == nil else { continue }
+            centrals[centralKey]?.known[id] = key
+            if let name = centrals[centralKey]?.names.removeValue(forKey: old) { centrals[centralKey]?.names[key] = name }
+            if let attempt = centrals[centralKey]?.pending.removeValue(forKey: old) {
+                var moved = attempt
+                moved.establishing = false
+                centrals[centralKey]?.pending[key] = moved
+            }
+        }
     }
 
     /// The manager went away. A restorable peripheral keeps its services, advertising and

@@ -1,0 +1,111 @@
+import Bleu
+import BleuCore
+import BleuEmulator
+import BleuTesting
+import Distributed
+import Foundation
+import Testing
+
+@Suite("Fixed actor ids, apps that restart, actors that move")
+struct ActorIDTests {
+    @Test("withActorID gives the actor the chosen id; a live id is refused with actorIDInUse; a released one can be chosen again")
+    func chosenIDs() async throws {
+        let system = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: EmulatorBus()))
+        let id = UUID()
+        var first: CounterActor? = try system.withActorID(id) { CounterActor(actorSystem: system) }
+        #expect(first?.id == id)
+        // Only the first actor the body creates gets the id.
+        let other = UUID()
+        var second: CounterActor?
+        let firstOfTwo = try system.withActorID(other) {
+            let made = CounterActor(actorSystem: system)
+            second = CounterActor(actorSystem: system)
+            return made
+        }
+        #expect(firstOfTwo.id == other)
+        #expect(second.map { $0.id != other } == true)
+        #expect(throws: BLEActorSystemError.actorIDInUse(id)) {
+            _ = try system.withActorID(id) { CounterActor(actorSystem: system) }
+        }
+        first = nil
+        let again = try system.withActorID(id) { CounterActor(actorSystem: system) }
+        #expect(again.id == id)
+    }
+
+    @Test("withActorID refuses an actor created on another system (the id was not given to it)")
+    func otherSystem() async throws {
+        let bus = EmulatorBus()
+        let system = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus))
+        let other = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus))
+        let id = UUID()
+        #expect(throws: BLEActorSystemError.actorIDInUse(id)) {
+            _ = try system.withActorID(id) { CounterActor(actorSystem: other) }
+        }
+        // The refused id stays free.
+        #expect(try system.withActorID(id) { CounterActor(actorSystem: system) }.id == id)
+    }
+
+    /// A peripheral app: its radio and its actor system, created anew at each "launch".
+    final class PeripheralApp {
+        var manager: EmulatedPeripheralManager?
+        var system: BLEActorSystem?
+        var counter: CounterActor?
+
+        init(bus: EmulatorBus, device: String, actorID: UUID) async throws {
+            let manager = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: device))
+            let system = BLEActorSystem(peripheralManager: manager, configuration: .fast)
+            let counter = try system.withActorID(actorID) { CounterActor(actorSystem: system) }
+            try await system.startAdvertising(counter)
+            (self.manager, self.system, self.counter) = (manager, system, counter)
+        }
+
+        /// The app is killed: its radio goes away with it.
+        func terminate() async {
+            await system?.stopAdvertising()
+            counter = nil
+            system = nil
+            manager = nil
+        }
+    }
+
+    @Test("a peripheral app that restarts with its persisted actor id is reached by the central's old reference", .timeLimit(.minutes(1)))
+    func restartKeepsTheID() async throws {
+        let bus = EmulatorBus()
+        let savedID = UUID()
+        var app: PeripheralApp? = try await PeripheralApp(bus: bus, device: "sensor", actorID: savedID)
+        // The same device: reached again under its identifier, without searching elsewhere.
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.links.relocateAfter = .seconds(3600)
+        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
+        let remote = try await central.connect(to: savedID, as: CounterActor.self)
+        #expect(try await remote.increment() == 1)
+        var states = central.connectivity(of: savedID).makeAsyncIterator()
+        await app?.terminate()
+        app = nil
+        while let state = await states.next(), state == .ready {}
+        // The app starts again, with the id it saved.
+        app = try await PeripheralApp(bus: bus, device: "sensor", actorID: savedID)
+        #expect(try await remote.increment() == 1)
+        _ = app
+    }
+
+    @Test("an actor that comes back on another device (a new peripheral identifier) is located again by scanning", .timeLimit(.minutes(1)))
+    func movedActorIsFoundAgain() async throws {
+        let bus = EmulatorBus()
+        let savedID = UUID()
+        var app: PeripheralApp? = try await PeripheralApp(bus: bus, device: "old phone", actorID: savedID)
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.links.relocateAfter = .milliseconds(100)
+        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
+        let remote = try await central.connect(to: savedID, as: CounterActor.self)
+        #expect(try await remote.increment() == 1)
+        var states = central.connectivity(of: savedID).makeAsyncIterator()
+        await app?.terminate()
+        app = nil
+        while let state = await states.next(), state == .ready {}
+        app = try await PeripheralApp(bus: bus, device: "new phone", actorID: savedID)
+        #expect(try await remote.increment() == 1)
+        #expect(central.currentConnectivity(of: savedID) == .ready)
+        _ = app
+    }
+}
