@@ -177,3 +177,34 @@ struct LinkKeepingTests {
             .totalValue == 1)
     }
 }
+
+@Suite("The peripheral side recovers by itself")
+struct PeripheralRecoveryTests {
+    @Test("the peripheral's radio goes off and on: its streams end typed at the central, its actors are published and advertised again, and old references call them", .timeLimit(.minutes(1)))
+    func radioCycle() async throws {
+        let pair = ConnectedPair()
+        let sensor = try await pair.host(StreamingSensorActor.self) { StreamingSensorActor(actorSystem: $0) }
+        var elements = try await sensor.endless().makeAsyncIterator()
+        #expect(try await elements.next() != nil)
+        var states = pair.central.connectivity(of: sensor.id).makeAsyncIterator()
+        await LinkKeepingTests.await(&states) { $0 == .ready }
+
+        pair.bus.setState(.poweredOff, of: pair.peripheralManager)
+        do {
+            while try await elements.next() != nil {}
+            Issue.record("the stream ended without an error")
+        } catch let error as BleuError {
+            guard case .disconnected(_, .poweredOff) = error else { Issue.record("the stream ended with \(error)"); return }
+        }
+        await LinkKeepingTests.await(&states) { $0 != .ready }
+        // The application does nothing: the system publishes its actors again once the radio is back.
+        pair.bus.setState(.poweredOn, of: pair.peripheralManager)
+        await LinkKeepingTests.await(&states) { $0 == .ready }
+        #expect(try await sensor.produced() > 0)
+        // A central that never saw it finds it by scanning: it is advertised again.
+        let found = try await pair.makeCentral().discover(StreamingSensorActor.self, timeout: .seconds(5), count: 1)
+        #expect(found.map(\.id) == [sensor.id])
+        // Its source on the peripheral was stopped when the link went.
+        #expect(try await sensor.endedSources() >= 1)
+    }
+}

@@ -76,6 +76,13 @@ final class PeripheralHost: Sendable {
         var links: [UUID: UInt64] = [:]
         var nextLink: UInt64 = 0
         var runner: Runner?
+        /// Every hosted actor with the service UUIDs it is published under, in hosting order:
+        /// what is published again after the radio lost the database.
+        var published: [(actor: any PeripheralActor, services: [BluetoothUUID])] = []
+        /// Whether the actors are advertised (between hosting and ``PeripheralHost/stopHosting()``).
+        var advertising = false
+        /// The radio left `poweredOn` since the actors were published: it cleared the services.
+        var databaseLost = false
     }
 
     init(manager: any PeripheralManager, configuration: BLEActorSystem.Configuration) {
@@ -113,21 +120,54 @@ final class PeripheralHost: Sendable {
             for protocolType in type.discoverableAs where !uuids.contains(ActorServiceLayout.serviceUUID(for: protocolType)) {
                 uuids.append(ActorServiceLayout.serviceUUID(for: protocolType))
             }
-            for uuid in uuids {
-                let published = try await manager.add(ActorServiceLayout.service(uuid, actorID: actor.id))
-                guard let call = published.characteristic(ActorServiceLayout.callCharacteristic),
-                      let reply = published.characteristic(ActorServiceLayout.replyCharacteristic) else {
-                    throw BleuError.invalidState(.unexpectedOutcome(.addService))
-                }
-                state.withLock { state in
-                    state.hosted[call.valueHandle] = Hosted(actor: actor, service: published, reply: reply)
-                    state.advertisedServices.append(uuid)
-                }
+            try await publish(actor, under: uuids)
+            state.withLock { $0.published.append((actor, uuids)) }
+        }
+        try await advertise()
+    }
+
+    /// Adds the services of one actor.
+    private func publish(_ actor: any PeripheralActor, under uuids: [BluetoothUUID]) async throws {
+        for uuid in uuids {
+            let published = try await manager.add(ActorServiceLayout.service(uuid, actorID: actor.id))
+            guard let call = published.characteristic(ActorServiceLayout.callCharacteristic),
+                  let reply = published.characteristic(ActorServiceLayout.replyCharacteristic) else {
+                throw BleuError.invalidState(.unexpectedOutcome(.addService))
+            }
+            state.withLock { state in
+                state.hosted[call.valueHandle] = Hosted(actor: actor, service: published, reply: reply)
+                state.advertisedServices.append(uuid)
             }
         }
-        let services = state.withLock { $0.advertisedServices }
+    }
+
+    private func advertise() async throws {
+        let services = state.withLock { state in
+            state.advertising = true
+            return state.advertisedServices
+        }
         let (main, response) = ActorServiceLayout.advertisement(for: services, localName: configuration.localName)
         try await manager.startAdvertising(main, scanResponse: response)
+    }
+
+    /// The radio is on again after it lost the database (CoreBluetooth clears a peripheral
+    /// manager's services when Bluetooth goes off): publishes every hosted actor again and
+    /// advertises as before, without the application doing anything.
+    private func republish() async {
+        let (actors, advertising) = state.withLock { state in
+            state.hosted = [:]
+            state.advertisedServices = []
+            return (state.published, state.advertising)
+        }
+        do {
+            for (actor, uuids) in actors { try await publish(actor, under: uuids) }
+            if advertising { try await advertise() }
+            state.withLock { $0.databaseLost = false }
+            configuration.logger.info("the radio is back: \(actors.count) actors published and advertised again")
+        } catch {
+            // The radio went off again meanwhile, or refused: the next power-on tries again.
+            configuration.logger.warning("publishing the actors again after the radio came back failed: \(error)")
+        }
     }
 
     /// Stops advertising and hosting: every running call gets a
@@ -137,6 +177,8 @@ final class PeripheralHost: Sendable {
     func stopHosting() async {
         await manager.stopAdvertising()
         let handles = state.withLock { state in
+            state.advertising = false
+            state.published = []
             state.closing.formUnion(state.hosted.keys)
             return Set(state.hosted.keys)
         }
@@ -182,28 +224,45 @@ final class PeripheralHost: Sendable {
             // A new link: requests from now on belong to a new conversation.
             _ = state.withLock { $0.links.removeValue(forKey: central) }
         case .centralDisconnected(let central, _):
-            let (running, waiters) = state.withLock { state in
-                var tasks: [Task<Void, Never>] = []
-                var waiters: [CheckedContinuation<Bool, Never>] = []
-                state.links[central] = nil
-                for key in state.callsInSlots.keys where key.central == central { state.callsInSlots[key] = nil }
-                for key in state.sessions.keys where key.central == central {
-                    guard let session = state.sessions.removeValue(forKey: key) else { continue }
-                    tasks += session.running.values.map(\.task)
-                    tasks += session.streams.values.compactMap(\.task)
-                    waiters += session.streams.values.compactMap(\.waiter)
-                    state.reassembler.removePeer(key)
-                }
-                return (tasks, waiters)
+            endSessions { $0 == central }
+        case .stateChanged(let radio):
+            let lost = state.withLock { state in
+                if radio != .poweredOn, !state.published.isEmpty { state.databaseLost = true }
+                return state.databaseLost
             }
-            for task in running { task.cancel() }
-            for waiter in waiters { waiter.resume(returning: false) }
-            ready.signal()
+            if radio != .poweredOn {
+                // Every link is gone with the radio, whether or not the backend reports each.
+                endSessions { _ in true }
+            } else if lost {
+                await republish()
+            }
         case .readyToUpdateSubscribers:
             ready.signal()
         default:
             break
         }
+    }
+
+    /// The links of the centrals `matching` ended: their calls are cancelled and their streams'
+    /// sources stopped (their callers see the link end).
+    private func endSessions(of matching: (UUID) -> Bool) {
+        let (running, waiters) = state.withLock { state in
+            var tasks: [Task<Void, Never>] = []
+            var waiters: [CheckedContinuation<Bool, Never>] = []
+            for central in state.links.keys where matching(central) { state.links[central] = nil }
+            for key in state.callsInSlots.keys where matching(key.central) { state.callsInSlots[key] = nil }
+            for key in state.sessions.keys where matching(key.central) {
+                guard let session = state.sessions.removeValue(forKey: key) else { continue }
+                tasks += session.running.values.map(\.task)
+                tasks += session.streams.values.compactMap(\.task)
+                waiters += session.streams.values.compactMap(\.waiter)
+                state.reassembler.removePeer(key)
+            }
+            return (tasks, waiters)
+        }
+        for task in running { task.cancel() }
+        for waiter in waiters { waiter.resume(returning: false) }
+        ready.signal()
     }
 
     private func handle(_ batch: WriteRequests) async {
