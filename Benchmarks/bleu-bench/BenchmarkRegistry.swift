@@ -6,6 +6,7 @@ enum BenchmarkRegistry {
         GATTBenchmark(),
         RPCBenchmark(),
         FleetBenchmark(),
+        ActorsBenchmark(),
         HCIBenchmark(),
     ]
 }
