@@ -1,4 +1,4 @@
-import Bleu
+@testable import Bleu
 import BleuCore
 import BleuEmulator
 import BleuTesting
@@ -123,17 +123,22 @@ struct DiscoveryTests {
         #expect(try await resolved.temperature() == 19)
     }
 
-    @Test("documented limit: a peripheral advertising neither the protocol nor the host marker is not found by protocol")
+    @Test("a saved id resolved through a protocol its type does not list is found by its id's hash; peripherals whose marker does not list it are not connected")
     func savedIDThroughUnlistedProtocolAlone() async throws {
         let pair = ConnectedPair()
         let plain = PlainThermometer(actorSystem: pair.peripheral)
         try await pair.peripheral.startAdvertising(plain)
-        let fresh = pair.makeCentral(configuration: .init(connectionTimeout: .milliseconds(300)))
+        // Another peripheral hosting the same type: it advertises the same service, but its
+        // marker does not list the saved id's hash.
+        let neighbour = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: pair.bus), configuration: .fast)
+        let other = PlainThermometer(actorSystem: neighbour)
+        try await neighbour.startAdvertising(other)
+        try #require(HostAdvertisement.hash(other.id) != HostAdvertisement.hash(plain.id), "the test's two ids share a hash")
+        pair.bus.clearTrace()
+        let fresh = pair.makeCentral()
         let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
-        await #expect(throws: BLEActorSystemError.actorNotFound(plain.id)) { _ = try await resolved.temperature() }
-        // Located through its type once, it is callable through the protocol.
-        _ = try await fresh.connect(to: plain.id, as: PlainThermometer.self)
         #expect(try await resolved.temperature() == 19)
+        #expect(pair.bus.trace.filter { $0.kind == .connected }.count == 1, "only the peripheral that may host the id was connected")
     }
 
     @Test("isConnected follows the link; disconnect(from:) ends it and the next call reconnects")

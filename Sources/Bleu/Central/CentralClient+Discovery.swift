@@ -12,9 +12,10 @@ extension CentralClient {
         case quiet(Int)
     }
 
-    /// Scans for peripherals advertising `service` (or the generic host service), has the
-    /// engine connect to each match and set it up, and returns the ids of the actors hosted
-    /// under `service`, in the order they were found. Stops at `timeout`, when `until` holds
+    /// Scans for peripherals that may host actors under `service` — or, when `keeping` names
+    /// actors, those actors (by the id hashes in their host marker) — has the engine connect
+    /// to each match and set it up, and returns the ids of the actors hosted under `service`,
+    /// in the order they were found. Stops at `timeout`, when `until` holds
     /// for the ids found so far, or — with ``BLEActorSystem/Configuration/discoveryQuietPeriod``
     /// — once every peripheral heard is set up (or its first attempt failed) and nothing new
     /// was found for that long.
@@ -27,7 +28,9 @@ extension CentralClient {
         let (events, sink) = AsyncStream.makeStream(of: SearchEvent.self)
         let deadline = clock.now() + timeout
         let clock = clock
-        let scan = try await manager.scan(ScanOptions(services: [service, ActorServiceLayout.hostService]))
+        // Every advertiser is heard and chosen here: a host marker's UUID varies with the
+        // actors it lists, so a scan filter cannot name it.
+        let scan = try await manager.scan(ScanOptions(services: nil))
         var tasks: [Task<Void, Never>] = []
         var probed: Set<UUID> = []
         defer {
@@ -71,6 +74,7 @@ extension CentralClient {
         loop: for await event in events {
             switch event {
             case .advertisement(let advertisement):
+                guard Self.mayHost(advertisement.data, service: service, actors: keeping) else { continue }
                 heard(advertisement)
                 guard advertisement.isConnectable, probed.insert(advertisement.peripheral).inserted else { continue }
                 let peripheral = advertisement.peripheral
@@ -111,6 +115,18 @@ extension CentralClient {
         await manager.stopScan()
         await settle(probed, keeping: keeping.union(found))
         return found
+    }
+
+    /// Whether an advertiser may host what a search looks for: one of `actors` when the search
+    /// is for particular actors (its host marker lists their hashes, or not all of its actors),
+    /// else an actor under `service` (it lists the service, or hosts services it does not list).
+    /// A peer without a host marker is judged by the service UUIDs it lists.
+    static func mayHost(_ data: AdvertisingData, service: BluetoothUUID, actors: Set<UUID>) -> Bool {
+        guard let marker = HostAdvertisement(data) else {
+            return data.serviceUUIDs.contains(service) || data.serviceUUIDs.contains(ActorServiceLayout.hostService)
+        }
+        if !actors.isEmpty { return actors.contains { marker.mayHost($0) } }
+        return data.serviceUUIDs.contains(service) || marker.unlistedServices
     }
 
     /// Has the engine connect to a peripheral heard in a scan, for as long as a search looks at it.

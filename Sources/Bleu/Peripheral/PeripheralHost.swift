@@ -142,11 +142,11 @@ final class PeripheralHost: Sendable {
     }
 
     private func advertise() async throws {
-        let services = state.withLock { state in
+        let (services, actors) = state.withLock { state in
             state.advertising = true
-            return state.advertisedServices
+            return (state.advertisedServices, state.published.map { $0.actor.id })
         }
-        let (main, response) = ActorServiceLayout.advertisement(for: services, localName: configuration.localName)
+        let (main, response) = ActorServiceLayout.advertisement(for: services, actors: actors, localName: configuration.localName)
         try await manager.startAdvertising(main, scanResponse: response)
     }
 

@@ -47,16 +47,45 @@ public enum ActorServiceLayout {
         ])
     }
 
-    /// The advertisement for these services in order: the first UUID in the advertising data,
-    /// the second in the scan response; when more services are hosted, the scan response names
-    /// ``hostService`` instead and centrals look inside.
-    static func advertisement(for services: [BluetoothUUID], localName: String?) -> (AdvertisingData, AdvertisingData?) {
+    /// The advertisement for these services and actors: the advertising data lists the first
+    /// service UUID (a 128-bit UUID fills most of a legacy advertisement) and as much of the
+    /// local name as fits; the scan response lists the ``HostAdvertisement`` marker (whether
+    /// services go unlisted, and a hash of each actor id) as a second service UUID.
+    static func advertisement(for services: [BluetoothUUID], actors: [UUID], localName: String?) -> (AdvertisingData, AdvertisingData) {
         var unique: [BluetoothUUID] = []
         for uuid in services where !unique.contains(uuid) { unique.append(uuid) }
-        let main = AdvertisingData(flags: .leGeneralDiscoverable, serviceUUIDs: Array(unique.prefix(1)))
-        guard unique.count > 1 else { return (main, localName.map { AdvertisingData(localName: $0) }) }
-        let second = unique.count == 2 ? unique[1] : hostService
-        return (main, AdvertisingData(serviceUUIDs: [second]))
+        var structures: [ADStructure] = [.flags(.leGeneralDiscoverable)]
+        if let first = unique.first {
+            structures.append(.serviceUUIDs([first], width: first.shortestWidth, complete: unique.count == 1))
+        }
+        if let localName, let name = nameThatFits(localName, after: structures) { structures.append(name) }
+        var actorIDs: [UUID] = []
+        for id in actors where !actorIDs.contains(id) { actorIDs.append(id) }
+        let marker = HostAdvertisement(services: unique.count, listedServices: min(1, unique.count), actors: actorIDs)
+        let response = AdvertisingData(serviceUUIDs: [marker.uuid])
+        return (AdvertisingData(structures), response)
+    }
+
+    /// The local name, complete or shortened at a character boundary to what room is left in a
+    /// legacy advertisement after `structures`; `nil` when not one character fits.
+    private static func nameThatFits(_ name: String, after structures: [ADStructure]) -> ADStructure? {
+        // Flags take 3 bytes; a list of one UUID, 2 + its width.
+        let used = structures.reduce(0) { total, structure in
+            switch structure {
+            case .flags: total + 3
+            case .serviceUUIDs(let uuids, let width, _): total + 2 + uuids.count * width.byteCount
+            default: total + AdvertisingData.legacyMaximumLength
+            }
+        }
+        let room = AdvertisingData.legacyMaximumLength - used - 2
+        guard room > 0 else { return nil }
+        if name.utf8.count <= room { return .localName(name, complete: true) }
+        var shortened = ""
+        for character in name {
+            guard shortened.utf8.count + String(character).utf8.count <= room else { break }
+            shortened.append(character)
+        }
+        return shortened.isEmpty ? nil : .localName(shortened, complete: false)
     }
 }
 

@@ -69,7 +69,8 @@ extension BLEActorSystem {
     /// The connectivity of the actor with this id: its state now, then every change — the
     /// link engine connecting, ready, backing off after a failure, suspended, or given up.
     /// Follows the actor when it is located on another peripheral. Ends when the caller stops
-    /// iterating (or the system goes away); a slow consumer sees the latest states.
+    /// iterating (or the system goes away); a slow consumer sees the latest states. A state is
+    /// not repeated (resolving, connecting and setting up a link are all `.connecting`).
     public func connectivity(of id: UUID) -> AsyncStream<ActorConnectivity> {
         let (stream, continuation) = AsyncStream.makeStream(of: ActorConnectivity.self, bufferingPolicy: .bufferingNewest(32))
         guard let client else {
@@ -78,10 +79,13 @@ extension BLEActorSystem {
             return stream
         }
         let changes = client.observer.changes()
-        continuation.yield(currentConnectivity(of: id))
+        let initial = currentConnectivity(of: id)
+        continuation.yield(initial)
         let task = Task { [weak client] in
+            var last = initial
             for await change in changes {
-                guard let client, client.location(of: id)?.peripheral == change.peripheral else { continue }
+                guard let client, client.location(of: id)?.peripheral == change.peripheral, change.connectivity != last else { continue }
+                last = change.connectivity
                 continuation.yield(change.connectivity)
             }
             continuation.finish()
