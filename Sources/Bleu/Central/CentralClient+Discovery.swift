@@ -7,6 +7,7 @@ extension CentralClient {
         case advertisement(Advertisement)
         case linked(UUID, [UUID])
         case stalled(UUID)
+        case refused(UUID, any Error)
         case scanEnded((any Error)?)
         case deadline
         case quiet(Int)
@@ -21,9 +22,11 @@ extension CentralClient {
     /// was found for that long.
     ///
     /// Peripherals hosting an actor found (or one of `keeping`) stay held; the engine forgets
-    /// the others, so a crowded room does not leave links or state behind.
+    /// the others, so a crowded room does not leave links or state behind. Also returns the
+    /// last security failure a peripheral's set-up met (pairing refused, insufficient
+    /// authentication), which may be why an actor was not found.
     func search(service: BluetoothUUID, timeout: Duration, keeping: Set<UUID> = [],
-                until: @escaping @Sendable ([UUID]) -> Bool) async throws -> [UUID] {
+                until: @escaping @Sendable ([UUID]) -> Bool) async throws -> (found: [UUID], refusal: (any Error)?) {
         await start()
         let (events, sink) = AsyncStream.makeStream(of: SearchEvent.self)
         let deadline = clock.now() + timeout
@@ -61,10 +64,13 @@ extension CentralClient {
         })
 
         var found: [UUID] = []
+        var refusal: (any Error)?
         var pending: Set<UUID> = []
         var quietGeneration = 0
         func armQuietTimer() {
-            guard let quiet = configuration.discoveryQuietPeriod, pending.isEmpty, !found.isEmpty else { return }
+            // Something turned up — actors, or a peripheral that refused this central — and
+            // nothing is left to wait for.
+            guard let quiet = configuration.discoveryQuietPeriod, pending.isEmpty, !found.isEmpty || refusal != nil else { return }
             quietGeneration += 1
             let generation = quietGeneration
             tasks.append(Task {
@@ -85,6 +91,8 @@ extension CentralClient {
                     do {
                         let link = try await self.waitForLink(peripheral, until: deadline, timeout: { BleuError.cancelled })
                         sink.yield(.linked(peripheral, link.actors(hostedUnder: service)))
+                    } catch where Self.isSecurityFailure(error) {
+                        sink.yield(.refused(peripheral, error))
                     } catch {
                         // The search's deadline or end: nothing to report.
                     }
@@ -93,6 +101,11 @@ extension CentralClient {
                 pending.remove(peripheral)
                 found += actors.filter { !found.contains($0) }
                 if until(found) { break loop }
+                armQuietTimer()
+            case .refused(let peripheral, let error):
+                refusal = error
+                pending.remove(peripheral)
+                configuration.logger.info("discovery: \(peripheral) requires security this central does not have: \(error)")
                 armQuietTimer()
             case .stalled(let peripheral):
                 // Its first attempt failed: the engine goes on trying while the search lasts,
@@ -114,7 +127,7 @@ extension CentralClient {
         }
         await manager.stopScan()
         await settle(probed, keeping: keeping.union(found))
-        return found
+        return (found, refusal)
     }
 
     /// Whether an advertiser may host what a search looks for: one of `actors` when the search

@@ -46,9 +46,12 @@ extension CentralClient {
         if let location = location(of: id) { return location }
         guard let wanted = state.withLock({ $0.wanted[id] }) else { throw BLEActorSystemError.actorNotFound(id) }
         let remaining = max(.zero, deadline - clock.now())
-        _ = try await search(service: wanted, timeout: min(configuration.connectionTimeout, remaining), keeping: [id],
-                             until: { [weak self] _ in self?.location(of: id) != nil })
-        guard let location = location(of: id) else { throw BLEActorSystemError.actorNotFound(id) }
+        let search = try await search(service: wanted, timeout: min(configuration.connectionTimeout, remaining), keeping: [id],
+                                      until: { [weak self] _ in self?.location(of: id) != nil })
+        guard let location = location(of: id) else {
+            // A peripheral that may host it would not let this central in: say so.
+            throw search.refusal ?? BLEActorSystemError.actorNotFound(id)
+        }
         return location
     }
 

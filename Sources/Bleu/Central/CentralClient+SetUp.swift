@@ -11,16 +11,18 @@ extension CentralClient {
         do {
             for service in try await manager.discoverServices(nil, on: peripheral) {
                 // Every service is looked at; one without the three actor characteristics is not an actor's.
+                // Laid out as the type hosted under this UUID declares, when this system knows it.
+                let layout = layout(of: service.uuid)
                 let found: DiscoveredService
                 do {
-                    found = try await manager.discover(ServiceRequirement(service: service.uuid, required: ActorServiceLayout.characteristics,
+                    found = try await manager.discover(ServiceRequirement(service: service.uuid, required: layout.characteristicUUIDs,
                                                                           discovering: .nothingElse), in: service)
                 } catch BleuError.characteristicNotFound {
                     continue
                 }
-                guard let idCharacteristic = found.characteristics[ActorServiceLayout.actorIDCharacteristic],
-                      let call = found.characteristics[ActorServiceLayout.callCharacteristic],
-                      let reply = found.characteristics[ActorServiceLayout.replyCharacteristic] else { continue }
+                guard let idCharacteristic = found.characteristics[layout.actorID.uuid],
+                      let call = found.characteristics[layout.call.uuid],
+                      let reply = found.characteristics[layout.reply.uuid] else { continue }
                 guard let id = UUID(bytes: try await manager.read(idCharacteristic)) else {
                     configuration.logger.warning("the actor service \(service.uuid) on \(peripheral) has a malformed actor id; skipped")
                     continue

@@ -42,6 +42,9 @@ final class CentralClient: Sendable {
         var rssi: [UUID: Int] = [:]
         /// Peripherals a link was set up to before (the next one is a reconnection).
         var linkedBefore: Set<UUID> = []
+        /// The layouts of the actor types this system was asked about, by service UUID (types
+        /// with ``ServiceMetadata`` of their own; others use the default layout).
+        var layouts: [BluetoothUUID: ActorService] = [:]
         /// The search under way for each actor that may have moved.
         var relocations: [UUID: Task<Void, Never>] = [:]
     }
@@ -120,7 +123,15 @@ final class CentralClient: Sendable {
     /// replies, then hands the link to the calls waiting for it.
     private func prepare(_ peripheral: UUID) async throws {
         let epoch = state.withLock { $0.epochs[peripheral, default: 0] }
-        let link = try await setUp(peripheral)
+        let link: ConnectedPeripheral
+        do {
+            link = try await setUp(peripheral)
+        } catch {
+            // Retrying will not help until someone pairs (or the peer's requirements change):
+            // the calls waiting for this link learn why now, rather than at their timeout.
+            if Self.isSecurityFailure(error) { waiters.fail(peripheral, with: error) }
+            throw error
+        }
         let installed = state.withLock { state -> Bool? in
             guard state.epochs[peripheral, default: 0] == epoch else { return nil }
             state.links[peripheral] = link
@@ -155,11 +166,34 @@ final class CentralClient: Sendable {
         link?.close(BleuError.disconnected(peripheral, reason ?? .localHostTerminated))
     }
 
+    /// Whether `error` says the link lacks the security the peer requires.
+    static func isSecurityFailure(_ error: any Error) -> Bool {
+        switch error as? BleuError {
+        case .pairingFailed?: true
+        case .att(let code)?: [.insufficientAuthentication, .insufficientEncryption, .insufficientAuthorization, .encryptionKeySizeTooShort].contains(code)
+        default: false
+        }
+    }
+
     static func first(_ services: Set<BluetoothUUID>) -> BluetoothUUID {
         services.min { $0.description < $1.description }!
     }
 
     // MARK: Directory
+
+    /// Learns how an actor type (and the protocols it is discoverable as) is laid out.
+    /// - Throws: ``BLEActorSystemError/invalidServiceMetadata(type:_:)``.
+    func register(_ type: any PeripheralActor.Type) throws(BLEActorSystemError) {
+        let services = try ActorServiceLayout.services(of: type)
+        state.withLock { state in
+            for service in services { state.layouts[service.uuid] = service }
+        }
+    }
+
+    /// The layout of the service with this UUID: a registered type's, else the default.
+    func layout(of service: BluetoothUUID) -> ActorService {
+        state.withLock { $0.layouts[service] } ?? ActorService(standard: service)
+    }
 
     /// Remembers that `id`, not located yet, should be looked for under `service` (the type it
     /// was last resolved or connected as) when first called.

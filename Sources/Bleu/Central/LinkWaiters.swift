@@ -67,6 +67,16 @@ final class LinkWaiters: Sendable {
         for continuation in resumed { continuation.resume(returning: link) }
     }
 
+    /// Fails every caller waiting for `peripheral` with `error` (a link that cannot come up
+    /// until someone acts: pairing refused, say).
+    func fail(_ peripheral: UUID, with error: any Error) {
+        let failed = state.withLock { state in
+            let tickets = state.entries.filter { $0.value.peripheral == peripheral }.map(\.key)
+            return tickets.compactMap { state.entries.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in failed { continuation.resume(throwing: error) }
+    }
+
     private func fail(_ ticket: UInt64, _ error: any Error) {
         finish(ticket, .failure(error))
     }

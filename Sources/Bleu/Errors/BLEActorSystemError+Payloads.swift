@@ -123,4 +123,25 @@ extension BLEActorSystemError {
             }
         }
     }
+
+    /// Why an actor type's ``ServiceMetadata`` cannot be hosted.
+    public enum MetadataProblem: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// Two characteristics have the same role.
+        case roleListedTwice(CharacteristicMetadata.Role)
+        /// Two characteristics have the same UUID.
+        case uuidUsedTwice(BluetoothUUID)
+        /// A characteristic lacks properties its role needs.
+        case missingProperties(CharacteristicMetadata.Role, CharacteristicProperties)
+        /// A characteristic lacks the access its role needs.
+        case missingPermissions(CharacteristicMetadata.Role, AttributePermissions)
+
+        public var description: String {
+            switch self {
+            case .roleListedTwice(let role): "two characteristics have the role \(role)"
+            case .uuidUsedTwice(let uuid): "two characteristics have the UUID \(uuid)"
+            case .missingProperties(let role, let needed): "the \(role) characteristic needs the properties 0x\(hex2(needed.rawValue))"
+            case .missingPermissions(let role, let needed): "the \(role) characteristic needs the permissions 0x\(String(needed.rawValue, radix: 16))"
+            }
+        }
+    }
 }

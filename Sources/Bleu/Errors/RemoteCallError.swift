@@ -46,6 +46,8 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
     /// ``BLEActorSystem/withActorID(_:_:)`` was given an id a live actor of the system already
     /// has (or the body created no actor with it).
     case actorIDInUse(UUID)
+    /// An actor type's ``PeripheralActor/serviceMetadata`` cannot be hosted, for this reason.
+    case invalidServiceMetadata(type: String, MetadataProblem)
 
     public var description: String {
         switch self {
@@ -59,6 +61,7 @@ public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStrin
         case .serialization(let reason): "Serialization failed: \(reason)."
         case .hostingStopped(let id): "The peripheral stopped hosting actor \(id); discover it again once it is advertised."
         case .cancelledByPeripheral(let stream): "The peripheral cancelled the source of stream \(stream); start the stream again if it is still needed."
+        case .invalidServiceMetadata(let type, let problem): "The service metadata of \(type) cannot be hosted: \(problem). Fix the type's serviceMetadata."
         case .actorIDInUse(let id): "Actor id \(id) is already in use on this system (or the actor created was not given it); release the old actor first, or choose another id."
         }
     }

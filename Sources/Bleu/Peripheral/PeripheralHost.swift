@@ -78,7 +78,7 @@ final class PeripheralHost: Sendable {
         var runner: Runner?
         /// Every hosted actor with the service UUIDs it is published under, in hosting order:
         /// what is published again after the radio lost the database.
-        var published: [(actor: any PeripheralActor, services: [BluetoothUUID])] = []
+        var published: [(actor: any PeripheralActor, services: [ActorService])] = []
         /// Whether the actors are advertised (between hosting and ``PeripheralHost/stopHosting()``).
         var advertising = false
         /// The radio left `poweredOn` since the actors were published: it cleared the services.
@@ -114,29 +114,24 @@ final class PeripheralHost: Sendable {
     // MARK: Hosting
 
     func host(_ actors: [any PeripheralActor]) async throws {
-        for actor in actors {
-            let type = type(of: actor)
-            var uuids = [ActorServiceLayout.serviceUUID(for: type)]
-            for protocolType in type.discoverableAs where !uuids.contains(ActorServiceLayout.serviceUUID(for: protocolType)) {
-                uuids.append(ActorServiceLayout.serviceUUID(for: protocolType))
-            }
-            try await publish(actor, under: uuids)
-            state.withLock { $0.published.append((actor, uuids)) }
+        let services = try actors.map { actor throws(BLEActorSystemError) in try ActorServiceLayout.services(of: type(of: actor)) }
+        for (actor, services) in zip(actors, services) {
+            try await publish(actor, as: services)
+            state.withLock { $0.published.append((actor, services)) }
         }
         try await advertise()
     }
 
     /// Adds the services of one actor.
-    private func publish(_ actor: any PeripheralActor, under uuids: [BluetoothUUID]) async throws {
-        for uuid in uuids {
-            let published = try await manager.add(ActorServiceLayout.service(uuid, actorID: actor.id))
-            guard let call = published.characteristic(ActorServiceLayout.callCharacteristic),
-                  let reply = published.characteristic(ActorServiceLayout.replyCharacteristic) else {
+    private func publish(_ actor: any PeripheralActor, as services: [ActorService]) async throws {
+        for service in services {
+            let published = try await manager.add(service.definition(actorID: actor.id))
+            guard let call = published.characteristic(service.call.uuid), let reply = published.characteristic(service.reply.uuid) else {
                 throw BleuError.invalidState(.unexpectedOutcome(.addService))
             }
             state.withLock { state in
                 state.hosted[call.valueHandle] = Hosted(actor: actor, service: published, reply: reply)
-                state.advertisedServices.append(uuid)
+                state.advertisedServices.append(service.uuid)
             }
         }
     }
@@ -160,7 +155,7 @@ final class PeripheralHost: Sendable {
             return (state.published, state.advertising)
         }
         do {
-            for (actor, uuids) in actors { try await publish(actor, under: uuids) }
+            for (actor, services) in actors { try await publish(actor, as: services) }
             if advertising { try await advertise() }
             state.withLock { $0.databaseLost = false }
             configuration.logger.info("the radio is back: \(actors.count) actors published and advertised again")

@@ -14,8 +14,6 @@ public enum ActorServiceLayout {
     public static let callCharacteristic = BluetoothUUID(version5Of: "characteristic:call", in: namespace)
     /// Notify: replies and stream elements, as compact-framed messages.
     public static let replyCharacteristic = BluetoothUUID(version5Of: "characteristic:reply", in: namespace)
-    /// The three characteristics every actor service has.
-    static let characteristics = [actorIDCharacteristic, callCharacteristic, replyCharacteristic]
     /// Advertised instead of a service list that does not fit the advertisement: "this
     /// peripheral hosts Bleu actors; connect and look".
     public static let hostService = BluetoothUUID(version5Of: "service:host", in: namespace)
@@ -30,21 +28,30 @@ public enum ActorServiceLayout {
         return "actor:" + reflected
     }
 
-    /// The service UUID of an actor type or protocol: a version-5 UUID of ``name(of:)`` in
-    /// ``namespace``.
+    /// The service UUID an actor type is hosted and found under: its
+    /// ``PeripheralActor/serviceMetadata``'s, which is ``derivedServiceUUID(for:)`` unless the
+    /// type chose another.
     public static func serviceUUID(for type: any DistributedActor.Type) -> BluetoothUUID {
+        (type as? any PeripheralActor.Type)?.serviceMetadata.uuid ?? derivedServiceUUID(for: type)
+    }
+
+    /// The name-based service UUID of an actor type or protocol: a version-5 UUID of
+    /// ``name(of:)`` in ``namespace``.
+    public static func derivedServiceUUID(for type: any DistributedActor.Type) -> BluetoothUUID {
         BluetoothUUID(version5Of: name(of: type), in: namespace)
     }
 
-    /// The service that hosts one actor under `uuid`.
-    static func service(_ uuid: BluetoothUUID, actorID: UUID) -> ServiceDefinition {
-        ServiceDefinition(uuid: uuid, characteristics: [
-            CharacteristicDefinition(uuid: actorIDCharacteristic, properties: [.read], permissions: .readable,
-                                     value: actorID.bytes),
-            CharacteristicDefinition(uuid: callCharacteristic, properties: [.write, .writeWithoutResponse],
-                                     permissions: .writeable),
-            CharacteristicDefinition(uuid: replyCharacteristic, properties: [.notify], permissions: .readable),
-        ])
+    /// The services an actor type is hosted under: its own (from its metadata), then one per
+    /// protocol it is discoverable as, with the same permissions.
+    /// - Throws: ``BLEActorSystemError/invalidServiceMetadata(type:_:)``.
+    static func services(of type: any PeripheralActor.Type) throws(BLEActorSystemError) -> [ActorService] {
+        let main = try ActorService(type.serviceMetadata, of: String(reflecting: type))
+        var services = [main]
+        for protocolType in type.discoverableAs {
+            let uuid = serviceUUID(for: protocolType)
+            if !services.contains(where: { $0.uuid == uuid }) { services.append(main.protocolService(uuid)) }
+        }
+        return services
     }
 
     /// The advertisement for these services and actors: the advertising data lists the first

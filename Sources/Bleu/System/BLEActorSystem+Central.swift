@@ -11,8 +11,9 @@ extension BLEActorSystem {
     /// `count` actors were found. Peripherals that fail to connect are skipped (and logged).
     public func discover<Act: PeripheralActor>(_ type: Act.Type, timeout: Duration, count: Int? = nil) async throws -> [Act] {
         let client = try requireClient()
+        try client.register(type)
         let ids = try await client.search(service: ActorServiceLayout.serviceUUID(for: type), timeout: timeout,
-                                          until: { found in count.map { found.count >= $0 } ?? false })
+                                          until: { found in count.map { found.count >= $0 } ?? false }).found
         return try ids.prefix(count ?? ids.count).map { try Act.resolve(id: $0, using: self) }
     }
 
@@ -28,6 +29,7 @@ extension BLEActorSystem {
     /// ``Configuration/connectionTimeout``.
     public func connect<Act: PeripheralActor>(to id: UUID, as type: Act.Type) async throws -> Act {
         let client = try requireClient()
+        try client.register(type)
         client.expect(id, service: ActorServiceLayout.serviceUUID(for: type))
         let timeout = configuration.connectionTimeout
         _ = try await client.channel(for: id, until: client.clock.now() + timeout, failFast: false,

@@ -97,6 +97,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
             return typed
         }
         if let client, let peripheralType = actorType as? any PeripheralActor.Type {
+            try client.register(peripheralType)
             client.expect(id, service: ActorServiceLayout.serviceUUID(for: peripheralType))
         }
         return nil

@@ -24,8 +24,18 @@ public protocol PeripheralActor: DistributedActor where ActorSystem == BLEActorS
     /// The `@Resolvable` protocols (their `$Protocol` stub types) that centrals may discover
     /// this actor type by. Default: none — only the type itself.
     static var discoverableAs: [any PeripheralActor.Type] { get }
+
+    /// The service the type is hosted as: its UUID, its characteristics' UUIDs, properties and
+    /// permissions, the security its callers need. Default: the name-based UUID of
+    /// ``ActorServiceLayout/derivedServiceUUID(for:)`` and the default layout, open to any
+    /// central. Centrals find the type by this UUID too.
+    static var serviceMetadata: ServiceMetadata { get }
 }
 
 extension PeripheralActor {
     public static var discoverableAs: [any PeripheralActor.Type] { [] }
+
+    public static var serviceMetadata: ServiceMetadata {
+        ServiceMetadata(uuid: ActorServiceLayout.derivedServiceUUID(for: Self.self))
+    }
 }
