@@ -1,7 +1,7 @@
 import BleuCore
 import BleuOrchestration
 
-/// Where the link to a remote actor stands, as ``BLEActorSystem/connectivity(of:)`` reports it.
+/// Where the link to a remote actor stands, as ``BLEActorSystem/connectivity(of:)-(UUID)`` reports it.
 public enum ActorConnectivity: Sendable, Hashable, CustomStringConvertible {
     /// The system is finding, connecting to or setting up the actor's peripheral.
     case connecting
