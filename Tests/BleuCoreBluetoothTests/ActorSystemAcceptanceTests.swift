@@ -51,5 +51,44 @@ struct ActorSystemAcceptanceTests {
             #expect(id == link.id && reason == .supervisionTimeout)
         }
     }
+
+    /// Waits until the actor's connectivity is (or is not) ready.
+    static func until(_ central: BLEActorSystem, _ id: UUID, ready: Bool) async {
+        for await state in central.connectivity(of: id) where (state == .ready) == ready { return }
+    }
+
+    @Test("links kept across outages over this backend: a call during an outage waits and runs once; failFast fails at once; a radio cycle republishes")
+    func outagesOverCoreBluetooth() async throws {
+        let bus = EmulatorBus(configuration: .instant)
+        let centralManager = CoreBluetoothCentralManager(bus: bus)
+        let peripheralManager = CoreBluetoothPeripheralManager(bus: bus)
+        let peripheral = BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast)
+        let central = BLEActorSystem(centralManager: centralManager, configuration: .fast)
+        var failFastConfiguration = BLEActorSystem.Configuration.fast
+        failFastConfiguration.links.callPolicy = .failFast
+        let impatient = BLEActorSystem(centralManager: CoreBluetoothCentralManager(bus: bus), configuration: failFastConfiguration)
+        let counter = CounterActor(actorSystem: peripheral)
+        try await peripheral.startAdvertising(counter)
+        let remote = try await central.connect(to: counter.id, as: CounterActor.self)
+        let hurried = try await impatient.connect(to: counter.id, as: CounterActor.self)
+        #expect(try await remote.increment() == 1)
+
+        // Out of range: the waiting call runs once the peripheral is back; the impatient one fails at once.
+        bus.setDistance(1000, of: peripheralManager.emulatorManager)
+        await Self.until(central, counter.id, ready: false)
+        await Self.until(impatient, counter.id, ready: false)
+        async let waited = remote.increment()
+        await #expect(throws: BleuError.self) { _ = try await hurried.increment() }
+        bus.setDistance(1, of: peripheralManager.emulatorManager)
+        #expect(try await waited == 2)
+
+        // The peripheral's radio goes off and on: CoreBluetooth clears its services; the system
+        // publishes the actor again by itself, and the old reference reaches it.
+        bus.setState(.poweredOff, of: peripheralManager.emulatorManager)
+        await Self.until(central, counter.id, ready: false)
+        bus.setState(.poweredOn, of: peripheralManager.emulatorManager)
+        #expect(try await remote.increment() == 3)
+        #expect(try await counter.current() == 3, "no call ran twice")
+    }
 }
 #endif
