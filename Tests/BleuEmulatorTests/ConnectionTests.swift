@@ -31,6 +31,16 @@ struct ConnectionTests {
         #expect(await !central.isConnected(id))
     }
 
+    /// A connection attempt (5 s timeout) to the device "lock", pending since its app went
+    /// away, on a bus timed by the returned clock.
+    static func attemptWhileLockIsGone() async throws -> (ManualClock, EmulatedCentralManager, UUID, Task<Void, any Error>) {
+        let clock = ManualClock()
+        let (central, id) = try await vanishedLock(EmulatorBus(configuration: .instant, clock: clock))
+        let attempt = Task { try await central.connect(id, timeout: .seconds(5)) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        return (clock, central, id, attempt)
+    }
+
     /// A central that heard the device "lock", whose app then went away.
     static func vanishedLock(_ bus: EmulatorBus) async throws -> (EmulatedCentralManager, UUID) {
         var first: EmulatedPeripheralManager? = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
@@ -43,12 +53,8 @@ struct ConnectionTests {
 
     @Test("a device whose app restarts keeps its identifier: an attempt pending across the restart completes when it advertises")
     func attemptAcrossAppRestart() async throws {
-        let clock = ManualClock()
-        let bus = EmulatorBus(configuration: .instant, clock: clock)
-        let (central, id) = try await Self.vanishedLock(bus)
-        let attempt = Task { try await central.connect(id, timeout: .seconds(5)) }
-        while clock.sleeperCount == 0 { await Task.yield() }
-        let second = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
+        let (_, central, id, attempt) = try await Self.attemptWhileLockIsGone()
+        let second = EmulatedPeripheralManager(bus: central.bus, options: .init(deviceIdentifier: "lock"))
         try await second.startAdvertising(AdvertisingData(localName: "lock"))
         try await attempt.value
         #expect(await central.isConnected(id))
@@ -56,12 +62,8 @@ struct ConnectionTests {
 
     @Test("an attempt pending across a restart of the device's app still times out on time when the app does not advertise")
     func attemptAcrossAppRestartTimesOut() async throws {
-        let clock = ManualClock()
-        let bus = EmulatorBus(configuration: .instant, clock: clock)
-        let (central, id) = try await Self.vanishedLock(bus)
-        let attempt = Task { try await central.connect(id, timeout: .seconds(5)) }
-        while clock.sleeperCount == 0 { await Task.yield() }
-        let second = EmulatedPeripheralManager(bus: bus, options: .init(deviceIdentifier: "lock"))
+        let (clock, central, id, attempt) = try await Self.attemptWhileLockIsGone()
+        let second = EmulatedPeripheralManager(bus: central.bus, options: .init(deviceIdentifier: "lock"))
         defer { withExtendedLifetime(second) {} }
         clock.advance(by: .seconds(5))
         #expect(await throwsError(.connectionTimeout(id)) { try await attempt.value })

@@ -36,15 +36,21 @@ struct LinkSetUpTests {
                                  setUp: LinkSetUp(prepare: { try recorder.prepare($0) }, linkEnded: { recorder.ended($0) }))
     }
 
-    @Test("each link is set up by the user's prepare instead of the profile's discovery; a loss ends it and the next link is prepared again")
-    func preparedPerLink() async throws {
-        let world = try await FleetWorld.make(count: 2)
-        defer { world.end() }
+    /// `count` pinned devices, each ready through the recorder's set-up.
+    static func readyFleet(count: Int) async throws -> (FleetWorld, Recorder, FleetOrchestrator) {
+        let world = try await FleetWorld.make(count: count)
         let recorder = Recorder()
         let fleet = Self.fleet(world, recorder)
         for id in world.ids { await fleet.pin(id) }
         await fleet.start()
         #expect(await settle(fleet, world, until: allReady(world.ids)))
+        return (world, recorder, fleet)
+    }
+
+    @Test("each link is set up by the user's prepare instead of the profile's discovery; a loss ends it and the next link is prepared again")
+    func preparedPerLink() async throws {
+        let (world, recorder, fleet) = try await Self.readyFleet(count: 2)
+        defer { world.end() }
         for (index, id) in world.ids.enumerated() {
             #expect(recorder.prepared(id) == 1)
             #expect(world.record(index).subscriptions == 0, "the profile's subscriptions are the user's business now")
@@ -79,13 +85,8 @@ struct LinkSetUpTests {
 
     @Test("forget gives up the link and drops the device's state; reconnect sets up a new link")
     func forgetAndReconnect() async throws {
-        let world = try await FleetWorld.make(count: 2)
+        let (world, recorder, fleet) = try await Self.readyFleet(count: 2)
         defer { world.end() }
-        let recorder = Recorder()
-        let fleet = Self.fleet(world, recorder)
-        for id in world.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
         await fleet.reconnect(world.ids[1])
         #expect(await settle(fleet, world, until: { states in
             states[world.ids[1]] == .ready && recorder.prepared(world.ids[1]) == 2

@@ -68,14 +68,16 @@ struct ActorIDTests {
         }
     }
 
-    @Test("a peripheral app that restarts with its persisted actor id is reached by the central's old reference", .timeLimit(.minutes(1)))
-    func restartKeepsTheID() async throws {
+    /// A peripheral app on `device` hosts a counter with a saved id; a central calls it; the app
+    /// is killed and starts again on `restartedDevice` with the same id. Returns the central and
+    /// its old reference, for a call after the restart.
+    static func restart(on device: String, as restartedDevice: String, relocateAfter: Duration) async throws
+        -> (central: BLEActorSystem, remote: CounterActor, app: PeripheralApp) {
         let bus = EmulatorBus()
         let savedID = UUID()
-        var app: PeripheralApp? = try await PeripheralApp(bus: bus, device: "sensor", actorID: savedID)
-        // The same device: reached again under its identifier, without searching elsewhere.
+        var app: PeripheralApp? = try await PeripheralApp(bus: bus, device: device, actorID: savedID)
         var configuration = BLEActorSystem.Configuration.fast
-        configuration.links.relocateAfter = .seconds(3600)
+        configuration.links.relocateAfter = relocateAfter
         let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
         let remote = try await central.connect(to: savedID, as: CounterActor.self)
         #expect(try await remote.increment() == 1)
@@ -84,28 +86,22 @@ struct ActorIDTests {
         app = nil
         while let state = await states.next(), state == .ready {}
         // The app starts again, with the id it saved.
-        app = try await PeripheralApp(bus: bus, device: "sensor", actorID: savedID)
+        return (central, remote, try await PeripheralApp(bus: bus, device: restartedDevice, actorID: savedID))
+    }
+
+    @Test("a peripheral app that restarts with its persisted actor id is reached by the central's old reference", .timeLimit(.minutes(1)))
+    func restartKeepsTheID() async throws {
+        // The same device: reached again under its identifier, without searching elsewhere.
+        let (_, remote, app) = try await Self.restart(on: "sensor", as: "sensor", relocateAfter: .seconds(3600))
         #expect(try await remote.increment() == 1)
-        _ = app
+        withExtendedLifetime(app) {}
     }
 
     @Test("an actor that comes back on another device (a new peripheral identifier) is located again by scanning", .timeLimit(.minutes(1)))
     func movedActorIsFoundAgain() async throws {
-        let bus = EmulatorBus()
-        let savedID = UUID()
-        var app: PeripheralApp? = try await PeripheralApp(bus: bus, device: "old phone", actorID: savedID)
-        var configuration = BLEActorSystem.Configuration.fast
-        configuration.links.relocateAfter = .milliseconds(100)
-        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
-        let remote = try await central.connect(to: savedID, as: CounterActor.self)
+        let (central, remote, app) = try await Self.restart(on: "old phone", as: "new phone", relocateAfter: .milliseconds(100))
         #expect(try await remote.increment() == 1)
-        var states = central.connectivity(of: savedID).makeAsyncIterator()
-        await app?.terminate()
-        app = nil
-        while let state = await states.next(), state == .ready {}
-        app = try await PeripheralApp(bus: bus, device: "new phone", actorID: savedID)
-        #expect(try await remote.increment() == 1)
-        #expect(central.currentConnectivity(of: savedID) == .ready)
-        _ = app
+        #expect(central.currentConnectivity(of: remote.id) == .ready)
+        withExtendedLifetime(app) {}
     }
 }

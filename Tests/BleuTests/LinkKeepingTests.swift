@@ -51,14 +51,22 @@ struct LinkKeepingTests {
     static let outOfRange = 1000.0
     static let near = 1.0
 
-    @Test("waitForConnection: a call made while the link is down waits, and runs once the link is back")
-    func waitsForTheLink() async throws {
-        let pair = ConnectedPair()
+    /// A connected counter whose peripheral has just gone out of range: the central saw its
+    /// link go. Returns the pair, the remote counter and the rest of its connectivity.
+    static func outage(_ configuration: BLEActorSystem.Configuration = .fast) async throws
+        -> (ConnectedPair, CounterActor, AsyncStream<ActorConnectivity>.Iterator) {
+        let pair = ConnectedPair(configuration: configuration)
         let counter = try await pair.host(CounterActor.self) { CounterActor(actorSystem: $0) }
         var states = pair.central.connectivity(of: counter.id).makeAsyncIterator()
-        #expect(await Self.await(&states) { $0 == .ready } == .ready)
-        pair.bus.setDistance(Self.outOfRange, of: pair.peripheralManager)
+        await Self.await(&states) { $0 == .ready }
+        pair.bus.setDistance(outOfRange, of: pair.peripheralManager)
         await Self.await(&states) { $0 != .ready }
+        return (pair, counter, states)
+    }
+
+    @Test("waitForConnection: a call made while the link is down waits, and runs once the link is back")
+    func waitsForTheLink() async throws {
+        let (pair, counter, _) = try await Self.outage()
         #expect(pair.central.currentConnectivity(of: counter.id) != .ready)
         async let result = counter.increment()
         pair.bus.setDistance(Self.near, of: pair.peripheralManager)
@@ -70,12 +78,8 @@ struct LinkKeepingTests {
     func failsFast() async throws {
         var configuration = BLEActorSystem.Configuration.fast
         configuration.links.callPolicy = .failFast
-        let pair = ConnectedPair(configuration: configuration)
-        let counter = try await pair.host(CounterActor.self) { CounterActor(actorSystem: $0) }
-        var states = pair.central.connectivity(of: counter.id).makeAsyncIterator()
-        await Self.await(&states) { $0 == .ready }
-        pair.bus.setDistance(Self.outOfRange, of: pair.peripheralManager)
-        await Self.await(&states) { $0 != .ready }
+        let (pair, counter, rest) = try await Self.outage(configuration)
+        var states = rest
         do {
             _ = try await counter.increment()
             Issue.record("the call succeeded while the peripheral was out of range")
@@ -89,12 +93,7 @@ struct LinkKeepingTests {
 
     @Test("waitForConnection: a call whose link does not come back in time fails with BleuError.timeout after the call's timeout")
     func waitsNoLongerThanTheCallTimeout() async throws {
-        let pair = ConnectedPair()
-        let counter = try await pair.host(CounterActor.self) { CounterActor(actorSystem: $0) }
-        var states = pair.central.connectivity(of: counter.id).makeAsyncIterator()
-        await Self.await(&states) { $0 == .ready }
-        pair.bus.setDistance(Self.outOfRange, of: pair.peripheralManager)
-        await Self.await(&states) { $0 != .ready }
+        let (pair, counter, _) = try await Self.outage()
         do {
             _ = try await BLEActorSystem.withCallTimeout(.milliseconds(200)) { try await counter.increment() }
             Issue.record("the call succeeded while the peripheral was out of range")
@@ -166,12 +165,7 @@ struct LinkKeepingTests {
         var configuration = BLEActorSystem.Configuration.fast
         configuration.metrics = metrics
         configuration.links.callPolicy = .failFast
-        let pair = ConnectedPair(configuration: configuration)
-        let counter = try await pair.host(CounterActor.self) { CounterActor(actorSystem: $0) }
-        var states = pair.central.connectivity(of: counter.id).makeAsyncIterator()
-        await Self.await(&states) { $0 == .ready }
-        pair.bus.setDistance(Self.outOfRange, of: pair.peripheralManager)
-        await Self.await(&states) { $0 != .ready }
+        let (_, counter, _) = try await Self.outage(configuration)
         await #expect(throws: BleuError.self) { _ = try await counter.increment() }
         #expect(try metrics.expectCounter("bleu_actor_call_failures", [("actor", counter.id.uuidString), ("reason", "disconnected")])
             .totalValue == 1)
