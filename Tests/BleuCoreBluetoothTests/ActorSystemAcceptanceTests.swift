@@ -11,13 +11,18 @@ import Testing
 /// path an iPhone app takes, here over the emulator.
 @Suite("BLEActorSystem over CoreBluetoothCentralManager and CoreBluetoothPeripheralManager", .timeLimit(.minutes(1)))
 struct ActorSystemAcceptanceTests {
-    @Test("host actors, connect, call them, get a typed error, and see a lost link fail a call in progress")
-    func actorsOverCoreBluetooth() async throws {
+    /// A central and a peripheral system, each on this backend's manager, on a fresh bus.
+    static func systems() -> (EmulatorBus, CoreBluetoothCentralManager, CoreBluetoothPeripheralManager, BLEActorSystem, BLEActorSystem) {
         let bus = EmulatorBus(configuration: .instant)
         let centralManager = CoreBluetoothCentralManager(bus: bus)
         let peripheralManager = CoreBluetoothPeripheralManager(bus: bus)
-        let peripheral = BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast)
-        let central = BLEActorSystem(centralManager: centralManager, configuration: .fast)
+        return (bus, centralManager, peripheralManager, BLEActorSystem(centralManager: centralManager, configuration: .fast),
+                BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast))
+    }
+
+    @Test("host actors, connect, call them, get a typed error, and see a lost link fail a call in progress")
+    func actorsOverCoreBluetooth() async throws {
+        let (bus, centralManager, _, central, peripheral) = Self.systems()
 
         let counter = CounterActor(actorSystem: peripheral)
         let failing = FailingActor(actorSystem: peripheral)
@@ -59,11 +64,7 @@ struct ActorSystemAcceptanceTests {
 
     @Test("links kept across outages over this backend: a call during an outage waits and runs once; failFast fails at once; a radio cycle republishes")
     func outagesOverCoreBluetooth() async throws {
-        let bus = EmulatorBus(configuration: .instant)
-        let centralManager = CoreBluetoothCentralManager(bus: bus)
-        let peripheralManager = CoreBluetoothPeripheralManager(bus: bus)
-        let peripheral = BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast)
-        let central = BLEActorSystem(centralManager: centralManager, configuration: .fast)
+        let (bus, _, peripheralManager, central, peripheral) = Self.systems()
         var failFastConfiguration = BLEActorSystem.Configuration.fast
         failFastConfiguration.links.callPolicy = .failFast
         let impatient = BLEActorSystem(centralManager: CoreBluetoothCentralManager(bus: bus), configuration: failFastConfiguration)
