@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "BleuATT", dependencies: ["BleuCore"]),
         .testTarget(name: "BleuATTTests", dependencies: ["BleuATT", "BleuCore"]),
         .target(name: "BleuGATT", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator"]),
+        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator", "ProcessSupport"]),
         .target(
             name: "BleuEmulator",
             dependencies: [
@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "BleuWire"),
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-        .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib"]),
+        .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib", "ProcessSupport"]),
         // The fleet engine: per-device state machines, reconnection, policies, QoS scheduling.
         .target(
             name: "BleuOrchestration",
@@ -149,16 +149,21 @@ let package = Package(
         .testTarget(
             name: "BleuHCITests",
             dependencies: [
-                "BleuHCI", "BleuATT", "BleuCore",
+                "BleuHCI", "BleuATT", "BleuCore", "ProcessSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // For the test targets that run child processes (the Python cross-checks, tshark, Bumble, the
+        // bleu tool): every blocking read, write and wait on a thread of its own, so that a test
+        // awaiting a child never blocks a thread of Swift's cooperative pool. Not a product.
+        .target(name: "ProcessSupport", dependencies: ["BleuCore"], path: "Tests/ProcessSupport"),
+        .testTarget(name: "ProcessSupportTests", dependencies: ["ProcessSupport"]),
         // For the test targets that run over Bumble (BLEU_PYTHON): starts scripts/bumble_link.py, two
         // of Bumble's virtual controllers on one link, and our radios on them. Not a product.
         .target(
             name: "BumbleSupport",
-            dependencies: ["BleuHCI", "BleuCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BleuHCI", "BleuCore", "ProcessSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BumbleSupport"
         ),
         // The upper layers' end-to-end scenarios on every backend (a difference is a bug in one of
@@ -173,7 +178,7 @@ let package = Package(
         // Interop with independent stacks (Bumble); skipped with a printed reason without BLEU_PYTHON.
         .testTarget(
             name: "InteropTests",
-            dependencies: ["BleuHCI", "BleuATT", "BleuCore", "BleuGATT", "Bleu", "BleuTesting", "BumbleSupport"]
+            dependencies: ["BleuHCI", "BleuATT", "BleuCore", "BleuGATT", "Bleu", "BleuTesting", "BumbleSupport", "ProcessSupport"]
         ),
         .executableTarget(
             name: "bleu-bench",

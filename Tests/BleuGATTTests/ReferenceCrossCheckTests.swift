@@ -1,5 +1,6 @@
 import BleuCore
 import Foundation
+import ProcessSupport
 import Testing
 @testable import BleuGATT
 
@@ -20,7 +21,7 @@ struct ReferenceCrossCheckTests {
     static let iterations = 100
 
     @Test("catalogue values encoded here decode there to the same fields, and back")
-    func crossCheck() throws {
+    func crossCheck() async throws {
         let seed = PropertyTests.seed ^ 0x5EED
         print("BleuGATT cross-check: seed \(seed), derived from BLEU_GATT_SEED=\(PropertyTests.seed) (set that to rerun)")
         var random = SeededRandomNumberGenerator(seed: seed)
@@ -28,7 +29,7 @@ struct ReferenceCrossCheckTests {
         for kind in ReferenceVector.kinds {
             for _ in 0..<Self.iterations { vectors.append(try kind(&random)) }
         }
-        let answers = try runReference(vectors.map { ["kind": $0.kind, "hex": $0.data.hex.replacingOccurrences(of: " ", with: "")] })
+        let answers = try await runReference(vectors.map { ["kind": $0.kind, "hex": $0.data.hex.replacingOccurrences(of: " ", with: "")] })
         try #require(answers.count == vectors.count)
         var failures = 0
         for (vector, answer) in zip(vectors, answers) where failures < 10 {
@@ -49,29 +50,15 @@ struct ReferenceCrossCheckTests {
     }
 
     /// Runs the reference script over the requests; one JSON object per request comes back.
-    private func runReference(_ requests: [[String: String]]) throws -> [[String: Any]] {
-        let input = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-gatt-\(UUID().uuidString).jsonl")
+    private func runReference(_ requests: [[String: String]]) async throws -> [[String: Any]] {
         let lines = try requests.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: input)
-        defer { try? FileManager.default.removeItem(at: input) }
-
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/gatt-reference.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(referencePython))
-        process.arguments = [script.path]
-        process.standardInput = try FileHandle(forReadingFrom: input)
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
         // Bounded: a reference that hangs is stopped after a minute.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        try #require(process.terminationStatus == 0, "the reference script exited with \(process.terminationStatus)")
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        let outcome = try await ChildProcess.run(try #require(referencePython), arguments: [script.path],
+                                                 input: Data((lines.joined(separator: "\n") + "\n").utf8), limit: .seconds(60))
+        try #require(outcome.status == 0, "the reference script failed: \(outcome)")
+        return try outcome.outputText.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }

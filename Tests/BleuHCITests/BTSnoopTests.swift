@@ -1,6 +1,7 @@
 import BleuATT
 import BleuCore
 import Foundation
+import ProcessSupport
 import Testing
 
 @testable import BleuHCI
@@ -54,22 +55,9 @@ struct BTSnoopTests {
             print("BTSnoopTests.capture: tshark is not installed (apt-get install tshark); skipped the tshark decode")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tshark)
-        process.arguments = ["-r", path, "-V"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let reader = output.fileHandleForReading
-        let text: String = await withCheckedContinuation { continuation in
-            Thread {
-                let data = reader.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }.start()
-        }
-        #expect(process.terminationStatus == 0, "\(text.suffix(500))")
+        let outcome = try await ChildProcess.run(tshark, arguments: ["-r", path, "-V"], limit: .seconds(60))
+        let text = outcome.outputText
+        #expect(outcome.status == 0, "\(outcome)\n\(text.suffix(500))")
         #expect(!text.contains("Malformed"), "tshark found malformed packets")
         #expect(text.contains("Read Request") && text.contains("Read Response"), "tshark decoded the ATT exchange")
     }

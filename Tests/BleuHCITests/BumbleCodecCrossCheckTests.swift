@@ -1,5 +1,6 @@
 import BleuCore
 import Foundation
+import ProcessSupport
 import Testing
 
 @testable import BleuHCI
@@ -34,30 +35,11 @@ enum BumbleCodecs {
     }
 
     static func run(_ items: [String: String]) async throws -> [String: [String: String]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(python))
-        process.arguments = [script.path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
         let body = try JSONSerialization.data(withJSONObject: ["items": items])
-        let writer = Thread {
-            input.fileHandleForWriting.write(body)
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        // Blocking reads on a thread of their own, so the cooperative pool keeps running other tests.
-        let reader = output.fileHandleForReading
-        let answer: Data = await withCheckedContinuation { continuation in
-            Thread {
-                let data = reader.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
-            }.start()
-        }
-        #expect(process.terminationStatus == 0, "bumble_codec_crosscheck.py failed")
-        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+        let outcome = try await ChildProcess.run(try #require(python), arguments: [script.path], input: body,
+                                                 limit: .seconds(120))
+        #expect(outcome.status == 0, "bumble_codec_crosscheck.py failed: \(outcome)")
+        let object = try #require(try JSONSerialization.jsonObject(with: outcome.output) as? [String: Any])
         return try #require(object["results"] as? [String: [String: String]])
     }
 }

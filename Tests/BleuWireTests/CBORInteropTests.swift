@@ -1,5 +1,6 @@
 import BleuCore
 import Foundation
+import ProcessSupport
 import Testing
 
 @testable import BleuWire
@@ -21,7 +22,7 @@ struct CBORInteropTests {
     }
 
     @Test("cbor2 decodes what we encode, and we decode what it re-encodes (trees and Codable values)")
-    func swiftToPython() throws {
+    func swiftToPython() async throws {
         var rng = seededGenerator("CBORInteropTests.swiftToPython")
         var items: [[UInt8]] = (0..<300).map { _ in Cbor2.interoperableValue(&rng, depth: 3).encoded() }
         var samples: [CBORPropertyTests.Sample] = []
@@ -34,7 +35,7 @@ struct CBORInteropTests {
         items += try wide.map { try CBOREncoder().encodeBytes($0) }
         items.append(try CBOREncoder().encodeBytes(Date(timeIntervalSince1970: 1_700_000_000)))
 
-        let results = try Cbor2.run(["mode": "decode", "items": items.map { hexString($0) }])
+        let results = try await Cbor2.run(["mode": "decode", "items": items.map { hexString($0) }])
         #expect(results.count == items.count)
         for (index, (bytes, result)) in zip(items, results).enumerated() {
             #expect(result["error"] == nil, "cbor2 rejected item \(index) \(hexString(bytes)): \(result["error"] ?? "")")
@@ -50,9 +51,9 @@ struct CBORInteropTests {
     }
 
     @Test("we decode what cbor2 generates and encodes, preferred and canonical")
-    func pythonToSwift() throws {
+    func pythonToSwift() async throws {
         let seed = wireSeed("CBORInteropTests.pythonToSwift", below: 1_000_000_000)
-        let results = try Cbor2.run(["mode": "generate", "seed": seed, "count": 500])
+        let results = try await Cbor2.run(["mode": "generate", "seed": seed, "count": 500])
         #expect(results.count == 500)
         for result in results {
             let hex = try #require(result["hex"])
@@ -64,9 +65,9 @@ struct CBORInteropTests {
     }
 
     @Test("cbor2's maps decode into a Codable struct and encode back to the same content")
-    func pythonRecords() throws {
+    func pythonRecords() async throws {
         let seed = wireSeed("CBORInteropTests.pythonRecords", below: 1_000_000_000)
-        let results = try Cbor2.run(["mode": "records", "seed": seed, "count": 300])
+        let results = try await Cbor2.run(["mode": "records", "seed": seed, "count": 300])
         #expect(results.count == 300)
         for result in results {
             let hex = try #require(result["hex"])
@@ -87,26 +88,12 @@ enum Cbor2 {
     }
 
     /// Sends one request, returns the answer's `results`, each a dictionary of strings.
-    static func run(_ request: [String: any Sendable]) throws -> [[String: String]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(python))
-        process.arguments = [script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+    static func run(_ request: [String: any Sendable]) async throws -> [[String: String]] {
         let body = try JSONSerialization.data(withJSONObject: request)
-        // Write and read on separate threads' worth of buffering: the answer can exceed a pipe.
-        let writer = Thread {
-            input.fileHandleForWriting.write(body)
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        let answer = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "cbor2_crosscheck.py failed")
-        let object = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+        let outcome = try await ChildProcess.run(try #require(python), arguments: [script.path], input: body,
+                                                 limit: .seconds(120))
+        #expect(outcome.status == 0, "cbor2_crosscheck.py failed: \(outcome)")
+        let object = try #require(try JSONSerialization.jsonObject(with: outcome.output) as? [String: Any])
         let results = try #require(object["results"] as? [[String: String]])
         return results
     }

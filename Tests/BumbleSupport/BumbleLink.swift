@@ -2,6 +2,7 @@ import BleuCore
 import BleuHCI
 import Foundation
 import Logging
+import ProcessSupport
 
 /// A running `scripts/bumble_link.py`: two Bumble virtual controllers on one link, each behind a
 /// loopback TCP port, optionally with a Bumble host on controller B. A fresh process per test
@@ -19,11 +20,8 @@ public final class BumbleLink: Sendable {
         public var description: String { BumbleLink.skipReasonText }
     }
 
-    let process: Process
-    let input: Pipe
-    let output: FileHandle
-    /// Bytes read past the last line handed out.
-    private let pending: Locked<Data>
+    /// The script, its standard input open for commands; its log goes to the test's standard error.
+    let process: ChildProcess
     /// Controller A's loopback TCP port (H4).
     public let portA: Int
     /// Controller B's loopback TCP port (H4); the Bumble peer, if any, is on B.
@@ -35,12 +33,8 @@ public final class BumbleLink: Sendable {
     /// Ports of the controllers beyond A and B (`--more-controllers`).
     public let morePorts: [Int]
 
-    private init(process: Process, input: Pipe, output: FileHandle, pending: Data, portA: Int, portB: Int, peer: BluetoothAddress?,
-                 psm: UInt16?, morePorts: [Int]) {
+    private init(process: ChildProcess, portA: Int, portB: Int, peer: BluetoothAddress?, psm: UInt16?, morePorts: [Int]) {
         self.process = process
-        self.input = input
-        self.output = output
-        self.pending = Locked(pending)
         self.portA = portA
         self.portB = portB
         self.peer = peer
@@ -59,31 +53,17 @@ public final class BumbleLink: Sendable {
     public static func start(peer: String? = nil, peerAddress: String = "D0:00:00:00:00:02", name: String = "bleu-peer",
                              extra: [String] = []) async throws -> BumbleLink {
         guard let python else { throw PythonNotSet() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path] + (peer.map { ["--peer", $0, "--peer-address", peerAddress, "--name", name] } ?? []) + extra
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        let arguments = [script.path] + (peer.map { ["--peer", $0, "--peer-address", peerAddress, "--name", name] } ?? []) + extra
+        let process = try ChildProcess(python, arguments: arguments, input: .stream, errors: .inherit)
         // The script prints one JSON line when its ports listen (and its peer advertises).
-        // Read on a thread of its own: a blocked task would starve Swift's cooperative pool (2 threads here).
-        let reader = output.fileHandleForReading
-        let (line, buffer): (Data, Data) = await withCheckedContinuation { continuation in
-            Thread {
-                var buffer = Data()
-                let line = readLine(reader, &buffer)
-                continuation.resume(returning: (line, buffer))
-            }.start()
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+        let line = try await process.nextLine() ?? ""
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
               let a = object["port_a"] as? Int, let b = object["port_b"] as? Int else {
             process.terminate()
-            throw BumbleLinkError.didNotStart(output: String(decoding: line, as: UTF8.self))
+            throw BumbleLinkError.didNotStart(output: line)
         }
         let peer = (object["peer"] as? String).flatMap { BluetoothAddress(string: $0) }
-        return BumbleLink(process: process, input: input, output: output.fileHandleForReading, pending: buffer,
-                          portA: a, portB: b, peer: peer, psm: (object["psm"] as? Int).map { UInt16($0) },
+        return BumbleLink(process: process, portA: a, portB: b, peer: peer, psm: (object["psm"] as? Int).map { UInt16($0) },
                           morePorts: object["more_ports"] as? [Int] ?? [])
     }
 
@@ -98,48 +78,26 @@ public final class BumbleLink: Sendable {
         return radio
     }
 
-    /// Reads one line (blocking), keeping what follows it in `buffer`.
-    private static func readLine(_ handle: FileHandle, _ buffer: inout Data) -> Data {
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer += chunk
-        }
-        guard let end = buffer.firstIndex(of: UInt8(ascii: "\n")) else {
-            defer { buffer = Data() }
-            return buffer
-        }
-        let line = buffer[buffer.startIndex..<end]
-        buffer = Data(buffer[(end + 1)...])
-        return Data(line)
-    }
-
-    /// The script's next JSON line, read on a thread of its own so no task blocks.
-    public func nextObject() async -> [String: Any]? {
-        let data: Data = await withCheckedContinuation { continuation in
-            Thread { [self] in
-                var buffer = pending.withLock { $0 }
-                let line = Self.readLine(output, &buffer)
-                pending.withLock { $0 = buffer }
-                continuation.resume(returning: line)
-            }.start()
-        }
-        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    /// The script's next JSON line (`nil` for a line that is not a JSON object, or at the end).
+    public func nextObject() async throws -> [String: Any]? {
+        guard let line = try await process.nextLine() else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     }
 
     /// Loses every LE connection on the link, as a supervision timeout does: each controller
     /// reports Disconnection Complete with reason 0x08 to its host and forgets the connection
-    /// (the hosts can connect again). Returns once the command is written; the events follow.
-    /// Throws if the script is no longer running (a write to its closed input would raise SIGPIPE).
+    /// (the hosts can connect again). Returns once the command is queued (a thread writes it); the
+    /// events follow.
+    /// Throws if the script is no longer running.
     public func loseEveryConnection() throws {
         guard process.isRunning else { throw BumbleLinkError.notRunning }
-        try input.fileHandleForWriting.write(contentsOf: Data(#"{"lose": true}"#.utf8 + [UInt8(ascii: "\n")]))
+        try process.send(Data(#"{"lose": true}"#.utf8 + [UInt8(ascii: "\n")]))
     }
 
     /// Closes the script's input (it exits) and terminates it; does not block.
     public func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        process.closeInput()
+        process.terminate()
     }
 }
 

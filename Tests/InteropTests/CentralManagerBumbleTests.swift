@@ -46,7 +46,7 @@ struct CentralManagerBumbleTests {
             try await central.write(Data([1]), to: input, type: .withResponse)
         }
         var written: [String] = []
-        while written.count < 5, let line = await link.nextObject() {
+        while written.count < 5, let line = try await link.nextObject() {
             if let hex = line["written"] as? String { written.append(hex) }
         }
         #expect(written == ["c0ffee", String(repeating: "ab", count: 300), "00", "01", "02"],

@@ -49,7 +49,7 @@ struct PeripheralBumbleTests {
         }
         try await peripheral.startAdvertising(AdvertisingData(flags: .leGeneralDiscoverable, localName: "bleu-server"))
 
-        let report = try #require(await link.nextObject())
+        let report = try #require(try await link.nextObject())
         notifier.cancel()
         echo.cancel()
         #expect(report["error"] == nil, "Bumble failed: \(String(describing: report["error"]))")
