@@ -14,6 +14,12 @@ distributed actor PlainThermometer: TemperatureReading {
 
 @Suite("Discovery, connection and resolve")
 struct DiscoveryTests {
+    /// The budget of a first call that must locate its actor by scanning. On an idle machine it
+    /// takes tens of milliseconds; with the whole suite running beside six busy processes on 2
+    /// cores it was measured at 16 s (not understood yet: see issue 15's note), so these tests
+    /// give it more than the default 5 s.
+    static let lookupTimeout = Duration.seconds(30)
+
     @Test("service UUIDs are version-5 UUIDs of the type's or protocol's stable name")
     func serviceUUIDs() {
         let namespace = ActorServiceLayout.namespace
@@ -120,7 +126,7 @@ struct DiscoveryTests {
         try await pair.peripheral.startAdvertising(SensorActor(actorSystem: pair.peripheral), plain)
         let fresh = pair.makeCentral()
         let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
-        #expect(try await resolved.temperature() == 19)
+        #expect(try await BLEActorSystem.withCallTimeout(Self.lookupTimeout) { try await resolved.temperature() } == 19)
     }
 
     @Test("a saved id resolved through a protocol its type does not list is found by its id's hash; peripherals whose marker does not list it are not connected")
@@ -137,7 +143,7 @@ struct DiscoveryTests {
         pair.bus.clearTrace()
         let fresh = pair.makeCentral()
         let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
-        #expect(try await resolved.temperature() == 19)
+        #expect(try await BLEActorSystem.withCallTimeout(Self.lookupTimeout) { try await resolved.temperature() } == 19)
         #expect(pair.bus.trace.filter { $0.kind == .connected }.count == 1, "only the peripheral that may host the id was connected")
     }
 
