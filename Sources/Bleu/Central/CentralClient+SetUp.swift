@@ -56,9 +56,7 @@ extension CentralClient {
             let installed = state.withLock { state -> Bool in
                 guard state.epochs[peripheral, default: 0] == epoch else { return false }
                 state.links[peripheral] = link
-                for (id, services) in link.services {
-                    state.directory[id] = Location(peripheral: peripheral, service: Self.first(services))
-                }
+                state.locate(actorsOn: link)
                 return true
             }
             guard installed else {

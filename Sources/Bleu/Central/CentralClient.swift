@@ -47,6 +47,16 @@ final class CentralClient: Sendable {
         var layouts: [BluetoothUUID: ActorService] = [:]
         /// The search under way for each actor that may have moved.
         var relocations: [UUID: Task<Void, Never>] = [:]
+
+        /// Every actor on a set-up link lives there now, under one of the services it is hosted
+        /// under (the one it was known by, when still among them).
+        mutating func locate(actorsOn link: ConnectedPeripheral) {
+            for (id, services) in link.services {
+                wanted[id] = nil
+                if let current = directory[id], current.peripheral == link.id, services.contains(current.service) { continue }
+                directory[id] = Location(peripheral: link.id, service: services.min { $0.description < $1.description }!)
+            }
+        }
     }
 
     init(manager: any CentralManager, configuration: BLEActorSystem.Configuration) {
@@ -137,11 +147,7 @@ final class CentralClient: Sendable {
             state.links[peripheral] = link
             state.lastLoss[peripheral] = nil
             let again = !state.linkedBefore.insert(peripheral).inserted
-            for (id, services) in link.services {
-                state.wanted[id] = nil
-                if let current = state.directory[id], current.peripheral == peripheral, services.contains(current.service) { continue }
-                state.directory[id] = Location(peripheral: peripheral, service: Self.first(services))
-            }
+            state.locate(actorsOn: link)
             return again
         }
         guard let again = installed else {
@@ -173,10 +179,6 @@ final class CentralClient: Sendable {
         case .att(let code)?: [.insufficientAuthentication, .insufficientEncryption, .insufficientAuthorization, .encryptionKeySizeTooShort].contains(code)
         default: false
         }
-    }
-
-    static func first(_ services: Set<BluetoothUUID>) -> BluetoothUUID {
-        services.min { $0.description < $1.description }!
     }
 
     // MARK: Directory
@@ -216,9 +218,10 @@ final class CentralClient: Sendable {
 
     /// Asks the engine to keep the peripheral connected (pinned, or offered to the pool).
     func hold(_ peripheral: UUID) async {
-        await start()
+        // Every call comes here: a peripheral already held costs one lock, no suspension.
         let (added, rssi) = state.withLock { ($0.held.insert(peripheral).inserted, $0.rssi[peripheral]) }
         guard added else { return }
+        await start()
         switch configuration.links.retention {
         case .pinned:
             await fleet.pin(peripheral)
