@@ -31,6 +31,29 @@ struct EventBroadcasterTests {
         #expect(broadcaster.subscriberCount == 0)
     }
 
+    /// A stream may end while a delivery holds the broadcaster's lock: its consumer's task is
+    /// cancelled by a thread that holds that task's runtime lock, while the delivery waits for
+    /// the same lock to wake the task. The end must not wait for the delivery (the two threads
+    /// would wait on each other). `initial` runs under the delivery lock, so a stream dropped
+    /// there ends exactly then; waiting for the lock there stops the process (the lock checks).
+    @Test("a stream that ends during a delivery does not wait for it, and is removed")
+    func endDuringDelivery() async {
+        let broadcaster = EventBroadcaster<Int>()
+        var first: AsyncStream<Int>? = broadcaster.subscribe()
+        #expect(first != nil)
+        #expect(broadcaster.subscriberCount == 1)
+        let second = broadcaster.subscribe(initial: {
+            first = nil
+            return [-1]
+        })
+        #expect(broadcaster.subscriberCount == 1)
+        broadcaster.yield(0)
+        broadcaster.finish()
+        var received: [Int] = []
+        for await value in second { received.append(value) }
+        #expect(received == [-1, 0])
+    }
+
     @Test("a slow subscriber keeps the newest events up to the bound")
     func bound() async {
         let broadcaster = EventBroadcaster<Int>(bufferLimit: 10)

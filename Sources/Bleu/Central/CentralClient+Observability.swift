@@ -21,7 +21,7 @@ final class LinkObserver: Sendable {
     }
 
     deinit {
-        task.withLock { $0?.cancel() }
+        task.withLock { $0 }?.cancel()
         broadcaster.finish()
     }
 

@@ -97,7 +97,7 @@ final class CentralClient: Sendable {
     }
 
     deinit {
-        events.withLock { $0?.cancel() }
+        events.withLock { $0 }?.cancel()
         let fleet = fleet
         Task { await fleet.shutdown() }
     }

@@ -99,7 +99,7 @@ final class ClientChannel: StreamReceiver {
 
     deinit {
         control.finish()
-        controlLane.withLock { $0?.cancel() }
+        controlLane.withLock { $0 }?.cancel()
     }
 
     /// Starts taking replies from the reply characteristic's value stream.
@@ -370,7 +370,7 @@ final class ClientChannel: StreamReceiver {
             return state.streams.values.map(\.inbox)
         }
         for inbox in streams { inbox.finish(.failure(error)) }
-        receiver.withLock { $0?.cancel() }
+        receiver.withLock { $0 }?.cancel()
         // What is queued still goes through the lane, and is counted lost if it cannot go out.
         control.finish()
     }

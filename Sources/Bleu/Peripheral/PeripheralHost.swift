@@ -103,7 +103,7 @@ final class PeripheralHost: Sendable {
     }
 
     deinit {
-        events.withLock { $0?.cancel() }
+        events.withLock { $0 }?.cancel()
     }
 
     /// Who executes calls (the actor system, set once it exists).

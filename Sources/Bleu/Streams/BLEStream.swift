@@ -75,7 +75,7 @@ public struct BLEStream<Element: Codable & Sendable>: AsyncSequence, Codable, Se
             return Iterator(inbox: inbox, decoder: decoder, producer: nil)
         case .local(let pump):
             let task = Locked<Task<Void, Never>?>(nil)
-            let inbox = StreamInbox(capacity: 1, onCancel: { task.withLock { $0?.cancel() } })
+            let inbox = StreamInbox(capacity: 1, onCancel: { task.withLock { $0 }?.cancel() })
             let encoder = CBOREncoder(keyEncoding: .integersWhenAvailable)
             task.withLock { slot in
                 slot = Task {

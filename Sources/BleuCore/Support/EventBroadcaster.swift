@@ -5,6 +5,12 @@
 /// `yield` calls. Each subscriber's buffer holds at most `bufferLimit` events; a subscriber
 /// that falls further behind loses its oldest events. A stream whose consumer stops iterating
 /// is removed.
+///
+/// Events are delivered under a lock, which is what keeps them in order. A stream's end never
+/// waits for that lock: its consumer's task may end it while the runtime holds that task's own
+/// lock (a cancellation), and a delivery holding ours may at that moment be waiting to wake the
+/// same task — the two would wait on each other, and with them the threads of the cooperative
+/// pool. An ended stream is noted on a lock of its own and dropped by the next delivery.
 public final class EventBroadcaster<Event: Sendable>: Sendable {
     private struct State {
         var nextID = 0
@@ -12,7 +18,10 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
         var finished = false
     }
 
+    /// The subscribers; held while delivering.
     private let state = Locked(State())
+    /// Streams that ended since the last delivery. Taken inside `state`, never the other way.
+    private let ended = Locked([Int]())
     private let bufferLimit: Int
 
     /// - Parameter bufferLimit: The most events one subscriber's buffer holds.
@@ -29,6 +38,7 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self,
                                                             bufferingPolicy: .bufferingNewest(bufferLimit))
         let id: Int? = state.withLock { state in
+            dropEnded(&state)
             for event in initial() { continuation.yield(event) }
             guard !state.finished else { return nil }
             let id = state.nextID
@@ -40,8 +50,8 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) }
+        continuation.onTermination = { [ended] _ in
+            ended.withLock { $0.append(id) }
         }
         return stream
     }
@@ -49,8 +59,18 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
     /// Delivers an event to every current subscriber.
     public func yield(_ event: Event) {
         state.withLock { state in
+            dropEnded(&state)
             for continuation in state.continuations.values { continuation.yield(event) }
         }
+    }
+
+    /// Forgets the streams that ended; called holding `state`.
+    private func dropEnded(_ state: inout State) {
+        let gone = ended.withLock { ended in
+            defer { ended.removeAll() }
+            return ended
+        }
+        for id in gone { state.continuations.removeValue(forKey: id) }
     }
 
     /// Ends every stream; later subscribers get only their initial events.
@@ -65,6 +85,9 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
 
     /// How many streams are subscribed.
     public var subscriberCount: Int {
-        state.withLock { $0.continuations.count }
+        state.withLock { state in
+            dropEnded(&state)
+            return state.continuations.count
+        }
     }
 }
