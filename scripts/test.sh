@@ -48,6 +48,45 @@ if grep -E "$ours" "$log" >/dev/null; then
     exit 1
 fi
 
+# A hung test run must fail in minutes, not use up CI's time: `bounded_swift_test` runs
+# `swift test` with a watchdog that, after <seconds>, names the tests that started and never
+# finished, prints every thread's project frames (with gdb, when installed) and kills the test
+# process. Output goes to $log; with `--tee`, to the console as well.
+#   bounded_swift_test [--tee] <seconds> <swift test arguments…>
+hang_report() {  # hang_report <seconds>
+    echo "error: the test run did not finish within $1 s; tests started and not finished:" >&2
+    awk '/^◇ Test .* started\.$/ && !/^◇ Test run started/ { sub(/^◇ Test /, ""); sub(/ started\.$/, ""); open[$0] = 1 }
+         /^(✔|✘) Test .* (passed|failed)/ { line = $0; sub(/^(✔|✘) Test /, "", line); sub(/ (passed|failed).*$/, "", line); delete open[line] }
+         END { for (name in open) print "  " name }' "$log" >&2
+    local pid
+    for pid in $(pgrep -f 'BleuPackageTests\.xctest' || true); do
+        if command -v gdb >/dev/null; then
+            echo "threads of the test process $pid (project frames):" >&2
+            timeout 120 gdb -p "$pid" -batch -ex "thread apply all bt 30" 2>/dev/null \
+                | grep -E "^Thread |/(Sources|Tests)/" >&2 || true
+        fi
+        kill -9 "$pid" 2>/dev/null || true
+    done
+}
+bounded_swift_test() {
+    local tee=0 status=0 watchdog
+    if [ "$1" = --tee ]; then tee=1; shift; fi
+    local limit=$1
+    shift
+    ( sleep "$limit" && hang_report "$limit" ) &
+    watchdog=$!
+    if [ "$tee" -eq 1 ]; then
+        swift test "$@" 2>&1 | tee "$log" || status=$?
+    else
+        swift test "$@" >"$log" 2>&1 || status=$?
+    fi
+    # Its sleep first: left running, it would hold the console open after the script ends.
+    pkill -P "$watchdog" 2>/dev/null || true
+    kill "$watchdog" 2>/dev/null || true
+    wait "$watchdog" 2>/dev/null || true
+    return "$status"
+}
+
 echo "== Examples: the emulator examples run and exit 0; HCIScan (needs a controller) refuses to run without one"
 bin="$(swift build --show-bin-path)"
 for example in ThermometerActor HeartRate SensorFleet CoreBluetoothSwitch; do
@@ -100,7 +139,7 @@ echo "== Release test run: the actor system's tests (BleuTests) under whole-modu
 # `swift test -c release` compiles with -enable-testing (the tests use @testable imports), which
 # keeps internal @Resolvable accessors that a plain release build strips; the bleu demo above is
 # the plain release build (its @Resolvable protocols are public, as users' must be).
-if ! swift test -c release --filter BleuTests >"$log" 2>&1; then
+if ! bounded_swift_test 1800 -c release --filter BleuTests; then
     grep -E "✘|error:" "$log" >&2 || tail -50 "$log" >&2
     echo "error: the release test run failed" >&2
     exit 1
@@ -120,9 +159,9 @@ if [ $# -gt 0 ]; then
     swift test --skip-build "$@"
 else
     bumble_targets='^(InteropTests|BackendConformanceTests)\.'
-    swift test --skip-build --skip "$bumble_targets"
+    bounded_swift_test --tee 1200 --skip-build --skip "$bumble_targets"
     echo "== Test: the targets that run against Bumble"
-    swift test --skip-build --filter "$bumble_targets"
+    bounded_swift_test --tee 1200 --skip-build --filter "$bumble_targets"
 fi
 
 echo "== ThreadSanitizer: a build of its own (.build-tsan), then two test runs"
