@@ -44,6 +44,7 @@ extension Engine {
     /// Realistic timing: brings the engine up to the clock's time before anything new happens,
     /// running every timer due by then in order.
     mutating func catchUp() {
+        activity &+= 1
         guard isRealistic else { return }
         process(until: clock.now(), fromScheduler: false)
     }

@@ -43,6 +43,9 @@ struct Engine {
     var instant = InstantDelivery()
     var hooks = EngineHooks()
     var trace: TraceRecorder
+    /// Moves on each time a manager or a timer works on the engine (see ``catchUp()``): a test
+    /// that drives a manual clock reads it to tell a busy bus from an idle one.
+    var activity: UInt64 = 0
 
     /// A new engine. `previous` is the engine of the bus before a reset: keys and scheduler
     /// generations keep counting from it, so nothing of the old one names something new.

@@ -30,6 +30,12 @@ public final class EmulatorBus: Sendable {
     }
 
     let engine: Locked<Engine>
+
+    /// A number that moves on whenever a manager or a timer works on the medium. A test that
+    /// drives a ``/BleuCore/ManualClock`` moves the clock on only while it stays put.
+    package var activity: UInt64 {
+        engine.withLock { $0.activity }
+    }
     private let clock: ElapsedClock
     private let operationCounter = Atomic<UInt64>(1)
 
