@@ -262,10 +262,23 @@ struct FleetScaleTests {
         #expect(client.waiters.count == 0)
         #expect(client.state.withLock { $0.relocations.count } == 0)
         #expect(client.fleet.states.count == Self.peripheralCount)
+        let actors = Self.peripheralCount * Self.actorsPerPeripheral
+        client.state.withLock { state in
+            #expect(state.directory.count == actors)
+            #expect(state.links.count == Self.peripheralCount)
+            for count in [state.epochs.count, state.lastLoss.count, state.rssi.count, state.linkedBefore.count, state.held.count] {
+                #expect(count <= Self.peripheralCount)
+            }
+        }
+        // Each peripheral keeps one session per hosted actor for the central's current link.
+        for host in hosts {
+            let sessions = try #require(host.host).state.withLock { ($0.sessions.count, $0.callsInSlots.count) }
+            #expect(sessions.0 <= Self.actorsPerPeripheral, "sessions at a peripheral: \(sessions.0) (seed \(seed))")
+            #expect(sessions.1 <= Self.actorsPerPeripheral, "call slots at a peripheral: \(sessions.1) (seed \(seed))")
+        }
         #expect(tables.waiters <= Self.peripheralCount * Self.actorsPerPeripheral)
         #expect(tables.relocations <= Self.peripheralCount * Self.actorsPerPeripheral)
         #expect(tables.devices <= Self.peripheralCount)
-        withExtendedLifetime(hosts) {}
     }
 
     /// Connects to a ledger; a connection fault of the radio may fail an attempt (typed), so
