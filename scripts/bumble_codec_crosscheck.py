@@ -2,7 +2,7 @@
 """Cross-checks BleuHCI's packet codecs against Bumble's (Google's Python Bluetooth stack).
 
 Reads JSON from stdin: {"items": {NAME: HEX}} where HEX is BleuHCI's encoding of the sample
-NAME (HCI packets with their H4 indicator; L2CAP signalling commands and ATT PDUs bare).
+NAME (HCI packets with their H4 indicator; L2CAP signalling commands, ATT and SMP PDUs bare).
 For every NAME in the catalogue below, Bumble builds the same packet from its own classes.
 Writes JSON to stdout: {"results": {NAME: {"bumble": HEX, "parse": "ok" | problem}}}, where
 "bumble" is Bumble's encoding and "parse" says whether Bumble, parsing BleuHCI's bytes, got
@@ -12,7 +12,7 @@ import dataclasses
 import json
 import sys
 
-from bumble import att, hci, l2cap
+from bumble import att, hci, l2cap, smp
 from bumble.core import UUID
 
 A = hci.Address('C0:11:22:33:44:55')
@@ -159,6 +159,38 @@ def catalogue():
         'att.readMultipleVariableRequest': a.ATT_Read_Multiple_Variable_Request(set_of_handles=[3, 0x0105]),
         'att.readMultipleVariableResponse': a.ATT_Read_Multiple_Variable_Response(
             length_value_tuple_list=[(2, bytes.fromhex('0102')), (0, b''), (3, bytes.fromhex('616263'))]),
+        **smp_catalogue(),
+    }
+
+
+def le(text):
+    """A value the Swift side writes most significant octet first, as it travels: reversed."""
+    return bytes.fromhex(text)[::-1]
+
+
+def smp_catalogue():
+    s = smp
+    return {
+        'smp.pairingRequest': s.SMP_Pairing_Request_Command(
+            io_capability=4, oob_data_flag=0, auth_req=0x0D, maximum_encryption_key_size=16,
+            initiator_key_distribution=0x03, responder_key_distribution=0x07),
+        'smp.pairingResponse': s.SMP_Pairing_Response_Command(
+            io_capability=1, oob_data_flag=1, auth_req=0x09, maximum_encryption_key_size=10,
+            initiator_key_distribution=0x02, responder_key_distribution=0x03),
+        'smp.pairingConfirm': s.SMP_Pairing_Confirm_Command(confirm_value=le('00112233445566778899aabbccddeeff')),
+        'smp.pairingRandom': s.SMP_Pairing_Random_Command(random_value=le('0f0e0d0c0b0a09080706050403020100')),
+        'smp.pairingFailed': s.SMP_Pairing_Failed_Command(reason=0x04),
+        'smp.encryptionInformation': s.SMP_Encryption_Information_Command(long_term_key=le('6986791169d7cd23980522b594750a38')),
+        'smp.centralIdentification': s.SMP_Master_Identification_Command(ediv=0x1234, rand=le('0102030405060708')),
+        'smp.identityInformation': s.SMP_Identity_Information_Command(identity_resolving_key=le('ec0234a357c8ad05341010a60a397d9b')),
+        'smp.identityAddressInformation': s.SMP_Identity_Address_Information_Command(addr_type=1, bd_addr=A),
+        'smp.signingInformation': s.SMP_Signing_Information_Command(signature_key=le('2d9ae102e76dc91ce8d3a9e280b16399')),
+        'smp.securityRequest': s.SMP_Security_Request_Command(auth_req=0x05),
+        'smp.pairingPublicKey': s.SMP_Pairing_Public_Key_Command(
+            public_key_x=le('20b003d2f297be2c5e2c83a7e9f9a5b9eff49111acf4fddbcc0301480e359de6'),
+            public_key_y=le('dc809c49652aeb6d63329abf5a52155c766345c28fed3024741c8ed01589d28b')),
+        'smp.pairingDHKeyCheck': s.SMP_Pairing_DHKey_Check_Command(dhkey_check=le('e3c473989cd0e8c5d26c0b09da958f61')),
+        'smp.keypressNotification': s.SMP_Pairing_Keypress_Notification_Command(notification_type=1),
     }
 
 
@@ -190,6 +222,8 @@ def parse(name, data):
         return hci.HCI_Packet.from_bytes(data)
     if name.startswith('sig.'):
         return l2cap.L2CAP_Control_Frame.from_bytes(data)
+    if name.startswith('smp.'):
+        return smp.SMP_Command.from_bytes(data)
     return att.ATT_PDU.from_bytes(data)
 
 

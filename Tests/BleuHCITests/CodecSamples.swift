@@ -9,6 +9,7 @@ enum CodecSample: Hashable {
     case acl(ACLPacket)
     case signal(L2CAPSignal)
     case att(ATTPDU)
+    case smp(SMPPDU)
 
     /// HCI packets with their H4 indicator; signalling commands and ATT PDUs bare.
     var encoded: [UInt8] {
@@ -18,6 +19,7 @@ enum CodecSample: Hashable {
         case .acl(let a): a.h4Packet.encoded
         case .signal(let s): s.encoded
         case .att(let p): p.encoded
+        case .smp(let p): p.encoded
         }
     }
 
@@ -29,6 +31,7 @@ enum CodecSample: Hashable {
         case .acl: .acl(try ACLPacket(decoding: try H4Packet(decoding: bytes).body))
         case .signal: .signal(try L2CAPSignal(decoding: bytes))
         case .att: .att(try ATTPDU(decoding: bytes))
+        case .smp: .smp(try SMPPDU(decoding: bytes))
         }
     }
 }
@@ -171,6 +174,30 @@ enum CodecSamples {
         ("att.handleValueConfirmation", .att(.handleValueConfirmation)),
         ("att.readMultipleVariableRequest", .att(.readMultipleVariableRequest(handles: [3, 0x0105]))),
         ("att.readMultipleVariableResponse", .att(.readMultipleVariableResponse(values: [hex("0102"), [], hex("616263")]))),
+    ] + smp
+
+    /// SMP PDUs: values written most significant octet first (the Python side reverses them).
+    static let smp: [(String, CodecSample)] = [
+        ("smp.pairingRequest", .smp(.pairingRequest(PairingFeatures(
+            ioCapability: .keyboardDisplay, authentication: [.bonding, .mitm, .secureConnections], maximumKeySize: 16,
+            initiatorKeys: [.encryptionKey, .identityKey], responderKeys: [.encryptionKey, .identityKey, .signingKey])))),
+        ("smp.pairingResponse", .smp(.pairingResponse(PairingFeatures(
+            ioCapability: .displayYesNo, oobDataPresent: true, authentication: [.bonding, .secureConnections], maximumKeySize: 10,
+            initiatorKeys: [.identityKey], responderKeys: [.encryptionKey, .identityKey])))),
+        ("smp.pairingConfirm", .smp(.pairingConfirm(hex("00112233445566778899aabbccddeeff")))),
+        ("smp.pairingRandom", .smp(.pairingRandom(hex("0f0e0d0c0b0a09080706050403020100")))),
+        ("smp.pairingFailed", .smp(.pairingFailed(.confirmValueFailed))),
+        ("smp.encryptionInformation", .smp(.encryptionInformation(longTermKey: hex("6986791169d7cd23980522b594750a38")))),
+        ("smp.centralIdentification", .smp(.centralIdentification(ediv: 0x1234, rand: 0x0102_0304_0506_0708))),
+        ("smp.identityInformation", .smp(.identityInformation(identityResolvingKey: hex("ec0234a357c8ad05341010a60a397d9b")))),
+        ("smp.identityAddressInformation", .smp(.identityAddressInformation(type: .randomDevice, address: a))),
+        ("smp.signingInformation", .smp(.signingInformation(signatureKey: hex("2d9ae102e76dc91ce8d3a9e280b16399")))),
+        ("smp.securityRequest", .smp(.securityRequest([.bonding, .mitm]))),
+        ("smp.pairingPublicKey", .smp(.pairingPublicKey(
+            x: hex("20b003d2f297be2c5e2c83a7e9f9a5b9eff49111acf4fddbcc0301480e359de6"),
+            y: hex("dc809c49652aeb6d63329abf5a52155c766345c28fed3024741c8ed01589d28b")))),
+        ("smp.pairingDHKeyCheck", .smp(.pairingDHKeyCheck(hex("e3c473989cd0e8c5d26c0b09da958f61")))),
+        ("smp.keypressNotification", .smp(.keypressNotification(.digitEntered))),
     ]
 }
 

@@ -78,7 +78,7 @@ package struct ATTFieldEncoder: ATTFieldCoder {
     package var isDecoding: Bool { false }
     package var remaining: Int { 0 }
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
@@ -101,11 +101,11 @@ package struct ATTFieldEncoder: ATTFieldCoder {
 /// Reads a PDU's fields, throwing ``/BleuCore/PacketDecodingError`` rather than reading past the end.
 package struct ATTFieldDecoder: ATTFieldCoder {
     package typealias Failure = PacketDecodingError
-    var reader: ByteReader
+    package var reader: ByteReader
     package var isDecoding: Bool { true }
     package var remaining: Int { reader.remaining }
 
-    init(_ reader: ByteReader) { self.reader = reader }
+    package init(_ reader: ByteReader) { self.reader = reader }
 
     package mutating func u8(_ value: inout UInt8) throws(PacketDecodingError) { value = try reader.u8() }
     package mutating func u16(_ value: inout UInt16) throws(PacketDecodingError) { value = try reader.u16() }
