@@ -1,0 +1,244 @@
+import BleuCore
+import Foundation
+import Testing
+
+@testable import BleuHCI
+
+/// Two pairing sessions, an initiator and a responder, wired to each other: every PDU goes
+/// through the codec on its way, users answer as told, and encryption starts when the initiator
+/// asks (with the key the responder would hand its controller).
+struct PairingHarness {
+    /// How the users answer.
+    struct Users {
+        /// The passkey the user types when the other side shows none (`bothInput`), or a wrong one.
+        var typed: UInt32? = nil
+        /// The answer to a number comparison.
+        var numbersMatch = true
+    }
+
+    var initiator: PairingSession
+    var responder: PairingSession
+    var users = Users()
+    var shown: [PairingSession.Role: UInt32] = [:]
+    var compared: [PairingSession.Role: UInt32] = [:]
+    var outcomes: [PairingSession.Role: PairingOutcome] = [:]
+    var failures: [PairingSession.Role: PairingFailure] = [:]
+    var encryptedWith: LongTermKey?
+    var pdus: [(from: PairingSession.Role, SMPPDU)] = []
+
+    static let central = PairingAddress(type: .publicDevice, address: BluetoothAddress(string: "A1:A2:A3:A4:A5:A6")!)
+    static let peripheral = PairingAddress(type: .randomDevice, address: BluetoothAddress(string: "C1:B2:B3:B4:B5:B6")!)
+
+    /// - Parameter legacyInitiator: The central pairs as a legacy-only device (no Secure Connections).
+    init(initiator: SecurityManagerConfiguration, responder: SecurityManagerConfiguration, seed: UInt64,
+         legacyInitiator: Bool = false) {
+        var initiator = initiator
+        if legacyInitiator { initiator.supportsSecureConnections = false }
+        let source = Locked(SeededRandomNumberGenerator(seed: seed))
+        let random: @Sendable (Int) -> [UInt8] = { count in
+            source.withLock { generator in (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        }
+        self.initiator = PairingSession(role: .initiator, configuration: initiator, initiatorAddress: Self.central,
+                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), random: random)
+        self.responder = PairingSession(role: .responder, configuration: responder, initiatorAddress: Self.central,
+                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), random: random)
+    }
+
+    /// Roles whose user was asked for a passkey and has not answered.
+    var askedForPasskey: [PairingSession.Role] = []
+
+    /// Runs the pairing to its end. A user asked for a passkey types what the other device shows
+    /// (or `users.typed`, or 424242 when neither shows one) once nothing else can happen — after
+    /// the other side showed its passkey; `wrong` types one off, `cancel` cancels.
+    mutating func run(wrong: Bool = false, cancel: Bool = false) throws {
+        try drain(initiator.start().map { (.initiator, $0) })
+        while !askedForPasskey.isEmpty {
+            let role = askedForPasskey.removeFirst()
+            let other: PairingSession.Role = role == .initiator ? .responder : .initiator
+            var value = shown[other] ?? users.typed ?? 424_242
+            if wrong { value = (value + 1) % 1_000_000 }
+            try drain(self[role].passkeyEntered(cancel ? nil : value).map { (role, $0) })
+        }
+    }
+
+    private mutating func drain(_ initial: [(PairingSession.Role, PairingAction)]) throws {
+        var queue = initial
+        var steps = 0
+        while !queue.isEmpty {
+            steps += 1
+            guard steps < 10_000 else { throw HarnessError.noEnd }
+            let (role, action) = queue.removeFirst()
+            let other: PairingSession.Role = role == .initiator ? .responder : .initiator
+            switch action {
+            case .send(let pdu):
+                pdus.append((role, pdu))
+                let decoded = try SMPPDU(decoding: pdu.encoded)
+                queue += self[other].receive(decoded).map { (other, $0) }
+            case .displayPasskey(let value):
+                shown[role] = value
+            case .requestPasskey:
+                askedForPasskey.append(role)
+            case .confirmNumber(let value):
+                compared[role] = value
+                queue += self[role].numberConfirmed(users.numbersMatch).map { (role, $0) }
+            case .encrypt(let key):
+                encryptedWith = key
+                #expect(responder.encryptionKey == key, "the responder hands its controller the key the initiator encrypts with")
+                queue += responder.encryptionChanged().map { (.responder, $0) }
+                queue += initiator.encryptionChanged().map { (.initiator, $0) }
+            case .completed(let outcome):
+                outcomes[role] = outcome
+            case .failed(let failure):
+                failures[role] = failure
+            }
+        }
+    }
+
+    subscript(role: PairingSession.Role) -> PairingSession {
+        get { role == .initiator ? initiator : responder }
+        set { if role == .initiator { initiator = newValue } else { responder = newValue } }
+    }
+
+    enum HarnessError: Error { case noEnd }
+}
+
+@Suite("Pairing sessions: both roles against each other")
+struct PairingSessionTests {
+    static let capabilities: [IOCapability] = [.displayOnly, .displayYesNo, .keyboardOnly, .noInputNoOutput, .keyboardDisplay]
+
+    static func seed() -> UInt64 {
+        let seed = ProcessInfo.processInfo.environment["BLEU_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        print("PairingSessionTests seed: \(seed) (rerun with BLEU_SEED=\(seed))")
+        return seed
+    }
+
+    @Test("every IO capability pair × Secure Connections or legacy × MITM × bonding completes with matching keys")
+    func matrix() throws {
+        let seed = Self.seed()
+        var count = 0
+        for initiatorIO in Self.capabilities {
+            for responderIO in Self.capabilities {
+                for legacy in [false, true] {
+                    for mitm in [false, true] {
+                        for bonding in [false, true] {
+                            count += 1
+                            let identity = PairingIdentity(resolvingKey: Array(repeating: 0x11, count: 16), address: PairingHarness.peripheral)
+                            var harness = PairingHarness(
+                                initiator: SecurityManagerConfiguration(ioCapability: initiatorIO, bonding: bonding, requiresAuthentication: mitm),
+                                responder: SecurityManagerConfiguration(ioCapability: responderIO, bonding: bonding, identity: identity),
+                                seed: seed &+ UInt64(count), legacyInitiator: legacy)
+                            try harness.run()
+                            let label = "\(initiatorIO) → \(responderIO), legacy \(legacy), MITM \(mitm), bonding \(bonding) (seed \(seed))"
+                            let model = AssociationModel.byIOCapabilities(initiator: initiatorIO, responder: responderIO,
+                                                                           secureConnections: !legacy)
+                            if mitm && !model.isAuthenticated {
+                                // The central demands protection the capabilities cannot give.
+                                #expect(harness.failures[.initiator]?.reason == .authenticationRequirements, "\(label)")
+                                #expect(harness.failures[.responder] == PairingFailure(reason: .authenticationRequirements, byPeer: true), "\(label)")
+                                continue
+                            }
+                            let central = try #require(harness.outcomes[.initiator], "\(label): \(harness.failures)")
+                            let peripheral = try #require(harness.outcomes[.responder], "\(label): \(harness.failures)")
+                            #expect(central.model == (mitm ? model : .justWorks), "\(label)")
+                            #expect(central.model == peripheral.model && central.secureConnections == !legacy, "\(label)")
+                            #expect(central.bonded == bonding && peripheral.bonded == bonding, "\(label)")
+                            #expect(central.keySize == 16)
+                            if legacy {
+                                #expect(central.secureConnectionsKey == nil)
+                                // The peripheral's LTK is the central's to encrypt with later.
+                                #expect(central.peer.longTermKey == peripheral.local.longTermKey, "\(label)")
+                                #expect((central.peer.longTermKey != nil) == bonding, "\(label)")
+                            } else {
+                                #expect(central.secureConnectionsKey != nil && central.secureConnectionsKey == peripheral.secureConnectionsKey, "\(label)")
+                                #expect(harness.encryptedWith == central.secureConnectionsKey, "\(label)")
+                                #expect(central.peer.longTermKey == nil, "no LTK is distributed with Secure Connections")
+                            }
+                            #expect(central.peer.identity == (bonding ? identity : nil), "\(label)")
+                            #expect(central.peer.signatureKey == peripheral.local.signatureKey, "\(label)")
+                            if central.model == .numericComparison {
+                                #expect(harness.compared[.initiator] != nil && harness.compared[.initiator] == harness.compared[.responder], "\(label)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(count == 200)
+    }
+
+    @Test("a wrong passkey fails with Confirm Value Failed; a cancelled one with Passkey Entry Failed")
+    func wrongPasskey() throws {
+        let seed = Self.seed()
+        for legacy in [false, true] {
+            var harness = PairingHarness(initiator: SecurityManagerConfiguration(ioCapability: .keyboardOnly, requiresAuthentication: true),
+                                         responder: SecurityManagerConfiguration(ioCapability: .displayOnly), seed: seed, legacyInitiator: legacy)
+            harness.users.typed = 123_456
+            try harness.run(wrong: true)
+            #expect(harness.outcomes.isEmpty)
+            let failure = try #require(harness.failures[.initiator] ?? harness.failures[.responder])
+            #expect(failure.reason == .confirmValueFailed, "legacy \(legacy) (seed \(seed))")
+            #expect(harness.failures.count == 2, "both sides know (seed \(seed))")
+        }
+        var cancelled = PairingHarness(initiator: SecurityManagerConfiguration(ioCapability: .keyboardOnly, requiresAuthentication: true),
+                                       responder: SecurityManagerConfiguration(ioCapability: .displayOnly), seed: seed)
+        try cancelled.run(cancel: true)
+        #expect(cancelled.failures[.initiator]?.reason == .passkeyEntryFailed)
+        #expect(cancelled.failures[.responder] == PairingFailure(reason: .passkeyEntryFailed, byPeer: true))
+    }
+
+    @Test("numbers that do not match fail with Numeric Comparison Failed")
+    func numbersDiffer() throws {
+        var harness = PairingHarness(initiator: SecurityManagerConfiguration(ioCapability: .displayYesNo, requiresAuthentication: true),
+                                     responder: SecurityManagerConfiguration(ioCapability: .displayYesNo), seed: Self.seed())
+        harness.users.numbersMatch = false
+        try harness.run()
+        #expect(harness.outcomes.isEmpty)
+        #expect(harness.failures.values.contains { $0.reason == .numericComparisonFailed && !$0.byPeer })
+    }
+
+    @Test("Secure Connections Only refuses a legacy peer; a key below the minimum size is refused")
+    func refusals() throws {
+        var legacyPeer = PairingHarness(initiator: SecurityManagerConfiguration(),
+                                        responder: SecurityManagerConfiguration(secureConnectionsOnly: true), seed: Self.seed(), legacyInitiator: true)
+        try legacyPeer.run()
+        #expect(legacyPeer.failures[.responder]?.reason == .authenticationRequirements)
+        #expect(legacyPeer.failures[.initiator] == PairingFailure(reason: .authenticationRequirements, byPeer: true))
+
+        // A request whose maximum key size is below the responder's minimum.
+        var session = PairingSession(role: .responder, configuration: SecurityManagerConfiguration(minimumKeySize: 16),
+                                     initiatorAddress: PairingHarness.central, responderAddress: PairingHarness.peripheral,
+                                     keyPair: PairingKeyPair(), random: { [UInt8](repeating: 7, count: $0) })
+        let request = PairingFeatures(ioCapability: .noInputNoOutput, authentication: [.secureConnections], maximumKeySize: 10,
+                                      initiatorKeys: [], responderKeys: [])
+        #expect(session.receive(.pairingRequest(request)) == [.send(.pairingFailed(.encryptionKeySize)),
+                                                             .failed(PairingFailure(reason: .encryptionKeySize, byPeer: false))])
+    }
+
+    @Test("a public key off the curve, or our own sent back, fails with DHKey Check Failed")
+    func badPublicKeys() throws {
+        for reflect in [false, true] {
+            let keys = PairingKeyPair()
+            var session = PairingSession(role: .responder, configuration: SecurityManagerConfiguration(),
+                                         initiatorAddress: PairingHarness.central, responderAddress: PairingHarness.peripheral,
+                                         keyPair: keys, random: { [UInt8](repeating: 7, count: $0) })
+            let request = PairingFeatures(ioCapability: .noInputNoOutput, authentication: [.secureConnections],
+                                          initiatorKeys: [], responderKeys: [])
+            _ = session.receive(.pairingRequest(request))
+            var y = keys.y
+            if !reflect { y[31] ^= 1 }
+            let actions = session.receive(.pairingPublicKey(x: keys.x, y: y))
+            #expect(actions == [.send(.pairingFailed(.dhKeyCheckFailed)), .failed(PairingFailure(reason: .dhKeyCheckFailed, byPeer: false))])
+            #expect(session.receive(.pairingConfirm([UInt8](repeating: 0, count: 16))).isEmpty, "a failed session ignores what follows")
+        }
+    }
+
+    @Test("a PDU out of order fails the pairing with Unspecified Reason")
+    func outOfOrder() {
+        var session = PairingSession(role: .responder, configuration: SecurityManagerConfiguration(),
+                                     initiatorAddress: PairingHarness.central, responderAddress: PairingHarness.peripheral,
+                                     keyPair: PairingKeyPair(), random: { [UInt8](repeating: 7, count: $0) })
+        #expect(session.receive(.pairingRandom([UInt8](repeating: 0, count: 16)))
+                == [.send(.pairingFailed(.unspecifiedReason)), .failed(PairingFailure(reason: .unspecifiedReason, byPeer: false))])
+    }
+}
+
