@@ -39,8 +39,12 @@ build_hci() {  # BleuHCI's parsers with BleuCore and BleuATT, as one module (the
                     Sources/BleuHCI/Support -name '*.swift'
                echo Sources/BleuHCI/Host/ACLFragmentation.swift
                echo Sources/BleuHCI/Transport/HCITransport.swift
+               echo Sources/BleuHCI/Transport/TransportFailure.swift
+               echo Sources/BleuHCI/Transport/HCIEndpoint.swift
                echo Sources/BleuHCI/Radio/ScanReport.swift
-               echo Sources/BleuHCI/Radio/ScanCollector.swift) | sort)
+               echo Sources/BleuHCI/Radio/ScanCollector.swift
+               echo Sources/BleuHCI/Security/SMPPDU.swift
+               echo Sources/BleuHCI/Security/PairingFeatures.swift) | sort)
     echo "== build fuzz-hci"
     swiftc -parse-as-library -sanitize=fuzzer,address -O -g -package-name Bleu -module-name BleuHCIFuzz \
         "$src"/*.swift Fuzz/Targets/FuzzHCIParsers.swift -o "$out/fuzz-hci" 2>&1 | grep -v "Cannot export local symbol" || true

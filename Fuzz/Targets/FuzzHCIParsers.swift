@@ -1,5 +1,5 @@
 // libFuzzer entry point for BleuHCI's parsers: the input is split by its first byte into a
-// parser choice, then fed to that parser (and, for ATT, to the ATT server and the GATT client
+// parser choice, then fed to that parser (SMP PDUs included; and, for ATT, to the ATT server and the GATT client
 // procedures; also the L2CAP credit-based channel's reassembly and the scan collector). Any crash, hang or
 // unbounded growth is a finding; typed errors are the expected outcome for bad input.
 
@@ -97,6 +97,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         if let packet = try? ACLPacket(decoding: bytes) {
             _ = fuzzReassembler.push(packet)
             precondition(fuzzReassembler.bufferedByteCount <= 4 * 1100, "reassembler grew past its bound")
+        }
+    case 3 where selector & 0x80 != 0:
+        // An SMP PDU: decodes to a typed error or to a PDU that re-encodes to the same bytes
+        // (every SMP PDU has one fixed layout).
+        if let pdu = try? SMPPDU(decoding: bytes) {
+            precondition(pdu.encoded == bytes, "SMP PDU did not re-encode to its bytes")
         }
     case 3: _ = try? L2CAPSignal(decoding: bytes)
     case 4: _ = LESignalingChannel.reply(to: bytes, isCentral: selector & 0x80 != 0)

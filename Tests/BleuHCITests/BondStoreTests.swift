@@ -100,3 +100,52 @@ struct BondStoreTests {
         #expect(store.bond(with: Self.peer) == nil)
     }
 }
+
+@Suite("Privacy: resolvable private addresses")
+struct ResolvablePrivateAddressTests {
+    static let irk = SecurityFunctionsTests.bytes("ec0234a3 57c8ad05 341010a6 0a397d9b")
+
+    @Test("the specification's ah sample is an address that the IRK resolves and another does not")
+    func sample() {
+        let address = BluetoothAddress(string: "70:81:94:0D:FB:AA")!
+        #expect(ResolvablePrivateAddress.isResolvable(address))
+        #expect(ResolvablePrivateAddress.resolves(address, with: Self.irk))
+        var other = Self.irk
+        other[0] ^= 1
+        #expect(!ResolvablePrivateAddress.resolves(address, with: other))
+        #expect(!ResolvablePrivateAddress.resolves(BluetoothAddress(string: "70:81:94:0D:FB:AB")!, with: Self.irk))
+        // A static random address (top bits 0b11) is not resolvable, whatever its hash.
+        #expect(!ResolvablePrivateAddress.isResolvable(BluetoothAddress(string: "F0:81:94:0D:FB:AA")!))
+    }
+
+    @Test("new addresses have the resolvable form, resolve with their IRK, and differ")
+    func generated() {
+        var generator = SeededRandomNumberGenerator(seed: 7)
+        var seen = Set<BluetoothAddress>()
+        for _ in 0..<200 {
+            let address = ResolvablePrivateAddress.make(irk: Self.irk) { count in (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            #expect(address.bytes[0] & 0xC0 == 0x40)
+            #expect(ResolvablePrivateAddress.resolves(address, with: Self.irk))
+            seen.insert(address)
+        }
+        #expect(seen.count == 200)
+        // Random octets that would give prand's random part all zeros or all ones are drawn again.
+        var draws = [[0x00, 0x00, 0x00], [0xFF, 0xFF, 0xFF], [0x12, 0x34, 0x56]].makeIterator()
+        let address = ResolvablePrivateAddress.make(irk: Self.irk) { _ in draws.next()!.map(UInt8.init) }
+        #expect(Array(address.bytes[0..<3]) == [0x52, 0x34, 0x56])
+    }
+
+    @Test("a bonded peer found under a private address its IRK resolves; not under another")
+    func bondLookup() throws {
+        let store = InMemoryBondStore([BondStoreTests.bond()])
+        // The bond's peer resolving key is 16 × 0xA1.
+        var generator = SeededRandomNumberGenerator(seed: 9)
+        let rotated = ResolvablePrivateAddress.make(irk: [UInt8](repeating: 0xA1, count: 16)) { count in
+            (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
+        #expect(try store.bond(resolving: PairingAddress(type: .randomDevice, address: rotated)) == BondStoreTests.bond())
+        #expect(try store.bond(resolving: PairingAddress(type: .publicDevice, address: rotated)) == nil, "a public address never resolves")
+        #expect(try store.bond(resolving: PairingAddress(type: .randomDevice, address: BluetoothAddress(string: "70:81:94:0D:FB:AA")!)) == nil)
+        #expect(try store.bond(resolving: BondStoreTests.peer) == BondStoreTests.bond(), "the address it bonded under")
+    }
+}
