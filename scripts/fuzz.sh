@@ -38,9 +38,6 @@ build_hci() {  # BleuHCI's parsers with BleuCore and BleuATT, as one module (the
                find Sources/BleuHCI/H4 Sources/BleuHCI/HCI Sources/BleuHCI/L2CAP Sources/BleuHCI/ATT \
                     Sources/BleuHCI/Support -name '*.swift'
                echo Sources/BleuHCI/Host/ACLFragmentation.swift
-               echo Sources/BleuHCI/Transport/HCITransport.swift
-               echo Sources/BleuHCI/Transport/TransportFailure.swift
-               echo Sources/BleuHCI/Transport/HCIEndpoint.swift
                echo Sources/BleuHCI/Radio/ScanReport.swift
                echo Sources/BleuHCI/Radio/ScanCollector.swift
                echo Sources/BleuHCI/Security/SMPPDU.swift

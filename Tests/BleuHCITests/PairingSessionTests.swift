@@ -242,3 +242,47 @@ struct PairingSessionTests {
     }
 }
 
+
+@Suite("Pairing sessions: hostile input")
+struct PairingSessionHostileInputTests {
+    /// A PDU of a random kind with random contents (lengths as the codec requires).
+    static func randomPDU(_ generator: inout SeededRandomNumberGenerator) -> SMPPDU {
+        func octets(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        var bytes = [UInt8.random(in: 1...0x0E, using: &generator)]
+        let lengths: [UInt8: Int] = [1: 6, 2: 6, 3: 16, 4: 16, 5: 1, 6: 16, 7: 10, 8: 16, 9: 7, 10: 16, 11: 1, 12: 64, 13: 16, 14: 1]
+        bytes += octets(lengths[bytes[0]]!)
+        if bytes[0] <= 2 { bytes[2] &= 1 }   // a valid OOB flag, so the features decode
+        return (try? SMPPDU(decoding: bytes)) ?? .pairingFailed(.unspecifiedReason)
+    }
+
+    @Test("random PDUs in any order: a session ends at most once, sends nothing after, and never completes unauthenticated by chance")
+    func randomSequences() {
+        let seed = PairingSessionTests.seed()
+        var generator = SeededRandomNumberGenerator(seed: seed)
+        for run in 0..<2_000 {
+            let role: PairingSession.Role = run % 2 == 0 ? .initiator : .responder
+            var session = PairingSession(role: role, configuration: SecurityManagerConfiguration(ioCapability: .keyboardDisplay),
+                                         initiatorAddress: PairingHarness.central, responderAddress: PairingHarness.peripheral,
+                                         keyPair: PairingKeyPair(privateKey: SecurityFunctionsTests.privateB)!,
+                                         random: { [UInt8](repeating: 0x42, count: $0) })
+            var actions = session.start()
+            var ended = 0
+            for _ in 0..<12 {
+                switch UInt8.random(in: 0...9, using: &generator) {
+                case 0: actions += session.passkeyEntered(UInt32.random(in: 0...1_100_000, using: &generator))
+                case 1: actions += session.numberConfirmed(Bool.random(using: &generator))
+                case 2: actions += session.encryptionChanged()
+                default:
+                    let before = ended
+                    let next = session.receive(Self.randomPDU(&generator))
+                    if before > 0 { #expect(next.isEmpty, "a finished session answered (seed \(seed), run \(run))") }
+                    actions += next
+                }
+                ended = actions.count { if case .failed = $0 { true } else if case .completed = $0 { true } else { false } }
+                #expect(ended <= 1, "a session ended twice (seed \(seed), run \(run))")
+            }
+            #expect(!actions.contains { if case .completed = $0 { true } else { false } },
+                    "random PDUs completed a pairing (seed \(seed), run \(run))")
+        }
+    }
+}
