@@ -43,7 +43,10 @@ public struct Bond: Hashable, Sendable, CustomStringConvertible {
     /// The bond a finished pairing leaves, or `nil` when it leaves none: one side did not ask to
     /// bond, or a legacy pairing distributed no LTK for later links.
     ///
-    /// - Parameter address: The address the peer paired from (used when it distributed no identity).
+    /// - Parameters:
+    ///   - outcome: The finished pairing.
+    ///   - localRole: This device's role in it.
+    ///   - address: The address the peer paired from (used when it distributed no identity).
     public init?(_ outcome: PairingOutcome, localRole: PairingSession.Role, peerAddress address: PairingAddress) {
         guard outcome.bonded else { return nil }
         let key: LongTermKey?

@@ -85,7 +85,10 @@ public struct PairingSession: Sendable {
     private var localKeys = DistributedKeys()
 
     /// - Parameters:
-    ///   - initiatorAddress, responderAddress: The addresses the link was made with.
+    ///   - role: Initiator (central) or responder (peripheral).
+    ///   - configuration: What this side can do and demands.
+    ///   - initiatorAddress: The central's address on the link.
+    ///   - responderAddress: The peripheral's address on the link.
     ///   - keyPair: This side's P-256 key pair (Secure Connections).
     ///   - random: `count` random octets (cryptographically strong outside tests).
     public init(role: Role, configuration: SecurityManagerConfiguration, initiatorAddress: PairingAddress,

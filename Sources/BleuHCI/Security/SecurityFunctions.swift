@@ -63,10 +63,15 @@ public enum SecurityFunctions {
     /// response, the pairing request and the two address types, and `p2` the two addresses.
     ///
     /// - Parameters:
-    ///   - pairingRequest, pairingResponse: The 7-octet PDUs, opcode last (most significant
-    ///     octet first, so the reverse of the bytes on air).
-    ///   - initiatorAddressType, responderAddressType: 0 public, 1 random.
-    ///   - initiatorAddress, responderAddress: The 6-octet addresses.
+    ///   - k: The TK.
+    ///   - r: The side's 16-octet random value.
+    ///   - pairingRequest: The 7-octet Pairing Request, opcode last (most significant octet
+    ///     first, so the reverse of the bytes on air).
+    ///   - pairingResponse: The 7-octet Pairing Response, likewise.
+    ///   - initiatorAddressType: 0 public, 1 random.
+    ///   - responderAddressType: 0 public, 1 random.
+    ///   - initiatorAddress: The initiator's 6-octet address.
+    ///   - responderAddress: The responder's 6-octet address.
     public static func c1(k: [UInt8], r: [UInt8], pairingRequest: [UInt8], pairingResponse: [UInt8],
                           initiatorAddressType: UInt8, responderAddressType: UInt8,
                           initiatorAddress: [UInt8], responderAddress: [UInt8]) -> [UInt8] {
