@@ -22,7 +22,9 @@ public protocol TemperatureSensor: PeripheralActor {
     distributed func setUpdateInterval(_ seconds: Int) async throws
 }
 
-/// An error the peripheral throws. Being `Codable`, it reaches the central as itself.
+/// An error the peripheral throws. Being `Codable` and registered in the central's
+/// configuration (`remoteTypes`), it reaches the central as itself; unregistered, it would arrive
+/// as a `RemoteCallError` with its type name and description.
 enum ThermometerError: Error, Codable {
     case intervalTooShort(seconds: Int)
 }
@@ -51,7 +53,8 @@ distributed actor Thermometer: TemperatureSensor {
 // One in-memory radio medium; each side gets its own manager on it.
 let bus = EmulatorBus(configuration: .instant)
 let peripheralSystem = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus))
-let centralSystem = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus))
+let centralSystem = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus),
+                                   configuration: BLEActorSystem.Configuration(remoteTypes: RemoteTypeRegistry(ThermometerError.self)))
 
 // Peripheral: host the actor and advertise it.
 let thermometer = Thermometer(actorSystem: peripheralSystem)

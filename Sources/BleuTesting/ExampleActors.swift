@@ -40,7 +40,9 @@ public distributed actor CounterActor: PeripheralActor {
     public distributed func current() -> Int { count }
 }
 
-/// An error the example actors throw, `Codable` so it reaches the caller as itself.
+/// An error the example actors throw, `Codable` so it reaches the caller as itself when the
+/// caller registers it (`configuration.remoteTypes.register(ExampleFailure.self)`); unregistered,
+/// it arrives as `RemoteCallError`.
 public struct ExampleFailure: Error, Codable, Sendable, Hashable {
     public var code: Int
     public var reason: String

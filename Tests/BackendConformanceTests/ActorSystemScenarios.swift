@@ -10,8 +10,10 @@ extension EveryBackend {
         /// A peripheral system and a central system on the backend's radios.
         private func systems(_ backend: Backend) async throws -> (Radios, peripheral: BLEActorSystem, central: BLEActorSystem) {
             let radios = try await backend.makePair()
-            return (radios, BLEActorSystem(peripheralManager: radios.peripheral, configuration: .fast),
-                    BLEActorSystem(centralManager: radios.central, configuration: .fast))
+            var configuration = BLEActorSystem.Configuration.fast
+            configuration.remoteTypes.register(ExampleFailure.self)  // FailingActor's error, caught as itself
+            return (radios, BLEActorSystem(peripheralManager: radios.peripheral, configuration: configuration),
+                    BLEActorSystem(centralManager: radios.central, configuration: configuration))
         }
 
         @Test("an actor is discovered by type, resolved by id, and called; its state persists across calls",
@@ -31,7 +33,7 @@ extension EveryBackend {
             #expect(try await resolved.increment() == 43)
         }
 
-        @Test("a Codable error arrives as itself; another as RemoteCallError", arguments: Backend.available)
+        @Test("a registered Codable error arrives as itself; another as RemoteCallError", arguments: Backend.available)
         func errors(_ backend: Backend) async throws {
             let (radios, peripheral, central) = try await systems(backend)
             defer { radios.stop() }

@@ -16,7 +16,9 @@ struct ActorSystemAcceptanceTests {
         let bus = EmulatorBus(configuration: .instant)
         let centralManager = CoreBluetoothCentralManager(bus: bus)
         let peripheralManager = CoreBluetoothPeripheralManager(bus: bus)
-        return (bus, centralManager, peripheralManager, BLEActorSystem(centralManager: centralManager, configuration: .fast),
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.remoteTypes.register(ExampleFailure.self)  // FailingActor's error, caught as itself
+        return (bus, centralManager, peripheralManager, BLEActorSystem(centralManager: centralManager, configuration: configuration),
                 BLEActorSystem(peripheralManager: peripheralManager, configuration: .fast))
     }
 

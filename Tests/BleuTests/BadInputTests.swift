@@ -174,14 +174,17 @@ struct UnknownErrorTypeTests {
         #expect(payload.typeName == "BleuTesting.ExampleFailure")
         // As a process without the type sees it.
         payload.mangledType = "9Elsewhere7MissingV"
-        let error = try #require(ErrorEnvelope.rebuild(payload, decoder: CBORDecoder()) as? RemoteCallError)
+        let registered = RemoteTypeRegistry(ExampleFailure.self)
+        let error = try #require(ErrorEnvelope.rebuild(payload, decoder: CBORDecoder(), registry: registered, declared: nil)
+                                 as? RemoteCallError)
         #expect(error.typeName == "BleuTesting.ExampleFailure")
         #expect(error.message == String(describing: ExampleFailure(code: 3, reason: "overheated")))
         #expect(error.message.contains("overheated"))
-        // A known type whose bytes do not decode keeps them too.
+        // A known (registered) type whose bytes do not decode keeps them too.
         payload.mangledType = _mangledTypeName(ExampleFailure.self)!
         payload.value = [0xFF]
-        let undecodable = try #require(ErrorEnvelope.rebuild(payload, decoder: CBORDecoder()) as? RemoteCallError)
+        let undecodable = try #require(ErrorEnvelope.rebuild(payload, decoder: CBORDecoder(), registry: registered, declared: nil)
+                                       as? RemoteCallError)
         #expect(undecodable.typeName == "BleuTesting.ExampleFailure" && undecodable.message.contains("overheated"))
     }
 }

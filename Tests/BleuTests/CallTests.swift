@@ -63,9 +63,11 @@ struct CallTests {
         #expect(try await echo.wrap(3) == [3, 3])
     }
 
-    @Test("a Codable error arrives as its own type; another as RemoteCallError with type name and message")
+    @Test("a registered Codable error arrives as its own type; another as RemoteCallError with type name and message")
     func errors() async throws {
-        let pair = ConnectedPair()
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.remoteTypes.register(ExampleFailure.self)
+        let pair = ConnectedPair(configuration: configuration)
         let failing = try await pair.host(FailingActor.self) { FailingActor(actorSystem: $0) }
         await #expect(throws: ExampleFailure(code: 7, reason: "always fails")) { try await failing.fail() }
         do {

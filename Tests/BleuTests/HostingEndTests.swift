@@ -56,9 +56,11 @@ struct HostingEndTests {
         #expect(try await waitForEndedSources(of: host) == 1)
     }
 
-    @Test("endStreams(of:throwing:) ends each caller's iteration with the error, as itself when Codable")
+    @Test("endStreams(of:throwing:) ends each caller's iteration with the error, as itself when Codable and registered")
     func endStreamsWithError() async throws {
-        let pair = ConnectedPair()
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.remoteTypes.register(ExampleFailure.self)
+        let pair = ConnectedPair(configuration: configuration)
         let host = StreamingSensorActor(actorSystem: pair.peripheral)
         try await pair.peripheral.startAdvertising(host)
         let sensor = try await pair.central.connect(to: host.id, as: StreamingSensorActor.self)

@@ -19,9 +19,11 @@ struct StreamTests {
         #expect(try await sensor.endedSources() == 1)
     }
 
-    @Test("a source that throws a Codable error ends the caller's iteration with that error")
+    @Test("a source that throws a registered Codable error ends the caller's iteration with that error")
     func failure() async throws {
-        let pair = ConnectedPair()
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.remoteTypes.register(ExampleFailure.self)
+        let pair = ConnectedPair(configuration: configuration)
         let sensor = try await pair.host(StreamingSensorActor.self) { StreamingSensorActor(actorSystem: $0) }
         var received: [Int] = []
         do {

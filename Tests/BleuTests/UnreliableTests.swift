@@ -78,6 +78,7 @@ struct UnreliableTests {
         var configuration = BLEActorSystem.Configuration.fast
         configuration.callTimeout = callTimeout
         configuration.connectionTimeout = .seconds(1)
+        configuration.remoteTypes.register(ExampleFailure.self)
         let pair = ConnectedPair(emulator: emulator, configuration: configuration)
         let ledger = Ledger(actorSystem: pair.peripheral)
         try await pair.peripheral.startAdvertising(ledger)

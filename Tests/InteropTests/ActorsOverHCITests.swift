@@ -15,7 +15,8 @@ struct ActorsOverHCITests {
     @Test("discover by protocol, call, a Codable error, a counter that runs once per call, a stream")
     func actors() async throws {
         let pair = try await RadioPair.start()
-        let configuration = BLEActorSystem.Configuration.fast
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.remoteTypes.register(ExampleFailure.self)  // FailingActor's error, caught as itself
         let peripheralSystem = BLEActorSystem(peripheralManager: pair.peripheral, configuration: configuration)
         let centralSystem = BLEActorSystem(centralManager: pair.central, configuration: configuration)
         let sensor = SensorActor(actorSystem: peripheralSystem)

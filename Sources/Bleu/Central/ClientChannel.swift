@@ -181,8 +181,7 @@ final class ClientChannel: StreamReceiver {
             // The definition is known there once a call of it was answered by the method
             // itself (a refusal by the system may mean the definition never arrived).
             if case .define = request {
-                if case .error(_, let payload) = reply,
-                   ErrorEnvelope.rebuild(payload, decoder: limits.decoder) is BLEActorSystemError {} else {
+                if case .error(_, let payload) = reply, ErrorEnvelope.systemError(in: payload, decoder: limits.decoder) != nil {} else {
                     state.withLock { _ = $0.defined.insert(method) }
                 }
             }
@@ -341,7 +340,7 @@ final class ClientChannel: StreamReceiver {
                     .finish(.failure(RemoteCallError(typeName: type, message: message)))
             case .streamError(let id, let payload):
                 state.withLock { $0.streams.removeValue(forKey: id) }?.inbox
-                    .finish(.failure(ErrorEnvelope.rebuild(payload, decoder: limits.decoder)))
+                    .finish(.failure(ErrorEnvelope.rebuild(payload, decoder: limits.decoder, registry: limits.remoteTypes, declared: nil)))
             }
         case .success(nil):
             break

@@ -1,7 +1,9 @@
 import BleuWire
 
 /// How errors cross the link: a `Codable` error travels as itself (``CodableErrorPayload``),
-/// any other as its type name and description; the caller rebuilds what it can.
+/// any other as its type name and description; the caller rebuilds the types it accepts (the
+/// method's declared error type and ``RemoteTypeRegistry``), the others arrive as
+/// ``RemoteCallError``.
 enum ErrorEnvelope {
     /// The payload of a `Codable` error, or `nil` when `error` is not `Codable` (or cannot be
     /// encoded, or its type has no mangled name).
@@ -26,10 +28,17 @@ enum ErrorEnvelope {
                              message: CodableErrorPayload.bounded(String(describing: error)))
     }
 
-    /// The error a payload carries: as its own type when that type exists in this process and is
-    /// `Error & Decodable`, else a ``RemoteCallError`` with the readable type name and description.
-    static func rebuild(_ payload: CodableErrorPayload, decoder: CBORDecoder) -> any Error {
-        guard let type = _typeByName(payload.mangledType) as? any (Error & Decodable).Type else {
+    /// The error a payload carries: as its own type when the caller accepts that type — it is
+    /// `declared` (the called method's typed-throws error type) or registered in `registry`
+    /// (``RemoteTypeRegistry``, built-in types included) — else a ``RemoteCallError`` with the
+    /// readable type name and description.
+    ///
+    /// The mangled name comes from the peer and is only compared with accepted types' names:
+    /// it is never resolved in the process, so a peer cannot choose which `Decodable`
+    /// initializer runs here.
+    static func rebuild(_ payload: CodableErrorPayload, decoder: CBORDecoder, registry: RemoteTypeRegistry,
+                        declared: (any (Error & Decodable).Type)?) -> any Error {
+        guard let type = acceptedType(named: payload.mangledType, registry: registry, declared: declared) else {
             return RemoteCallError(typeName: payload.typeName, message: payload.message)
         }
         do {
@@ -37,6 +46,25 @@ enum ErrorEnvelope {
         } catch {
             return RemoteCallError(typeName: payload.typeName, message: "\(payload.message) (could not be decoded here: \(error))")
         }
+    }
+
+    /// The `BLEActorSystemError` a payload carries, or `nil` when it carries another error (which
+    /// is not decoded).
+    static func systemError(in payload: CodableErrorPayload, decoder: CBORDecoder) -> BLEActorSystemError? {
+        guard payload.mangledType == _mangledTypeName(BLEActorSystemError.self) else { return nil }
+        do {
+            return try decoder.decode(BLEActorSystemError.self, from: payload.value)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The error type a caller accepts under `mangledName`: the declared one when the name is
+    /// its own, else one of the registry.
+    private static func acceptedType(named mangledName: String, registry: RemoteTypeRegistry,
+                                     declared: (any (Error & Decodable).Type)?) -> (any (Error & Decodable).Type)? {
+        if let declared, let name = _mangledTypeName(declared), name == mangledName { return declared }
+        return registry.errorType(named: mangledName)
     }
 
     private static func decode<E: Error & Decodable>(_ type: E.Type, from bytes: [UInt8], decoder: CBORDecoder) throws -> any Error {

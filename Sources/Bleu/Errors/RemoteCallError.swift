@@ -1,6 +1,7 @@
-/// An error a remote distributed method threw whose type the caller cannot rebuild: it is not
-/// `Codable`, or its type does not exist in the calling process. It keeps the type's name and
-/// the error's description.
+/// An error a remote distributed method threw whose type the caller does not rebuild: it is not
+/// `Codable`, or the caller does not accept its type — the method does not declare it (typed
+/// throws) and the caller's ``BLEActorSystem/Configuration/remoteTypes`` does not register it
+/// (see ``RemoteTypeRegistry``). It keeps the type's name and the error's description.
 public struct RemoteCallError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The remote error's type, as `String(reflecting:)` prints it (`MyModule.SensorFault`).
     public var typeName: String
@@ -14,15 +15,16 @@ public struct RemoteCallError: Error, Sendable, Hashable, Codable, CustomStringC
     }
 
     public var description: String {
-        "The remote method threw \(typeName): \(message). To receive it as itself, make the error type Codable and available on both sides."
+        "The remote method threw \(typeName): \(message). To receive it as itself, make the error type Codable and register it in the caller's Configuration.remoteTypes."
     }
 }
 
 /// Errors of the actor system's own protocol, as the caller receives them. The peripheral
 /// sends them as replies, so a bad request always gets an answer.
 public enum BLEActorSystemError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The peripheral has no distributed method with this (mangled) name on the actor, or the
-    /// method belongs to another actor type.
+    /// The peripheral has no distributed method with this (mangled) name on the actor, the
+    /// method belongs to another actor type, or one of the call's generic arguments is not
+    /// registered in the hosting system's ``BLEActorSystem/Configuration/remoteTypes``.
     case unknownMethod(String)
     /// A call named a method id the connection never defined.
     case unknownMethodID(UInt32)

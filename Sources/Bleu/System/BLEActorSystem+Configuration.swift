@@ -47,6 +47,13 @@ extension BLEActorSystem {
         /// Where the system's metrics go (reconnections and failed calls per actor, the link
         /// engine's own); `nil` uses the process's `MetricsSystem`.
         public var metrics: (any MetricsFactory)?
+        /// The types this system rebuilds from names a peer sends (default: none beyond the
+        /// built-in set): the `Codable` errors of remote methods it receives as themselves, and
+        /// the generic arguments its hosted actors' generic methods may be called with. A remote
+        /// error of another type arrives as ``RemoteCallError`` (unless the method declares it
+        /// with typed throws), and a generic call with another type argument is refused. See
+        /// ``RemoteTypeRegistry``.
+        public var remoteTypes: RemoteTypeRegistry
 
         /// A configuration; each parameter sets the property of the same name.
         public init(callTimeout: Duration = .seconds(10), connectionTimeout: Duration = .seconds(10), links: LinkPolicy = LinkPolicy(),
@@ -55,7 +62,7 @@ extension BLEActorSystem {
                     streamBufferLimit: Int = 16, maximumStreamsPerCentral: Int = 8,
                     discoveryQuietPeriod: Duration? = .seconds(1), localName: String? = nil, wireFormat: WireFormat = .compact,
                     clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.actor-system"),
-                    metrics: (any MetricsFactory)? = nil) {
+                    metrics: (any MetricsFactory)? = nil, remoteTypes: RemoteTypeRegistry = RemoteTypeRegistry()) {
             self.callTimeout = callTimeout
             self.connectionTimeout = connectionTimeout
             self.links = links
@@ -71,6 +78,7 @@ extension BLEActorSystem {
             self.clock = clock
             self.logger = logger
             self.metrics = metrics
+            self.remoteTypes = remoteTypes
         }
 
         var encoder: CBOREncoder { CBOREncoder(keyEncoding: .integersWhenAvailable) }

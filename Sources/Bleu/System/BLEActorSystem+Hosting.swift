@@ -34,7 +34,8 @@ extension BLEActorSystem {
     /// Ends every stream `actor` is producing, for every central, without stopping the actor:
     /// each source's iteration is cancelled and each caller's iteration ends after the elements
     /// already sent — normally, or by throwing `error` when one is given (as itself when it is
-    /// `Codable` and the caller knows its type, else as ``RemoteCallError``).
+    /// `Codable` and registered in the caller's ``Configuration/remoteTypes``, else as
+    /// ``RemoteCallError``).
     public func endStreams(of actor: some PeripheralActor, throwing error: (any Error)? = nil) async {
         await host?.endStreams(of: actor.id, ending: error.map { .failure($0) } ?? .finished)
     }
@@ -48,7 +49,7 @@ extension BLEActorSystem {
                                        startStreams: { host.startStreams($0, replied: $1, key: key) },
                                        send: { reply in await host.send(reply, key: key) })
         do {
-            let substitutions = try Self.substitutions(of: definition, on: hosted.actor)
+            let substitutions = try Self.substitutions(of: definition, on: hosted.actor, registry: configuration.remoteTypes)
             // The runtime decodes as many arguments as the method takes; more would go unread.
             let expected = _getParameterCount(mangledMethodName: definition.target)
             if expected >= 0, arguments.count != Int(expected) {
@@ -76,29 +77,42 @@ extension BLEActorSystem {
     /// The call's generic substitutions as types, after checking that the target belongs to the
     /// actor: a method of its own type, or (through a `@Resolvable` stub) a non-generic
     /// protocol method. Anything else is refused rather than handed to the runtime.
-    static func substitutions(of definition: MethodDefinition, on actor: any PeripheralActor) throws -> [Any.Type] {
-        var types: [Any.Type] = []
-        for name in definition.substitutions {
-            guard let type = _typeByName(name) else {
-                throw BLEActorSystemError.unknownMethod("\(definition.target): the generic argument \(name) is not a type known here")
-            }
-            types.append(type)
-        }
-        let context: String
-        if let first = types.first, first is any _DistributedActorStub.Type {
-            guard types.count == 1 else {
+    ///
+    /// A substitution is a type the central chose. Other than a `@Resolvable` stub (which is
+    /// replaced by the actor's own type), each must be registered in `registry` (the hosting
+    /// system's ``Configuration/remoteTypes`` and the built-in types); an unregistered one is
+    /// refused with ``BLEActorSystemError/unknownMethod(_:)`` and the method does not run, so a
+    /// central cannot choose, say, which `Decodable` type an argument is decoded as.
+    static func substitutions(of definition: MethodDefinition, on actor: any PeripheralActor,
+                              registry: RemoteTypeRegistry) throws -> [Any.Type] {
+        let names = definition.substitutions
+        // A call through a `@Resolvable` protocol's stub carries the stub type `$Proto` as its
+        // substitution, and its target is a method of that stub. Recognising it needs the
+        // stub's metadata, so this is the one name a peer sends that is resolved with
+        // `_typeByName`. It cannot be abused to run code or decode anything: it is resolved only
+        // when the target is a method of the type it names, looking a name up only instantiates
+        // type metadata (bounded by the name's maximum length; no initializer runs), and the
+        // resolved type is only tested for the stub conformance and then discarded — the actor's
+        // own type replaces it, and the runtime checks that the actor conforms to the protocol
+        // (a stub call aimed at another actor type is refused). A name that does not resolve to
+        // a stub goes through the registry like any other.
+        if let first = names.first, definition.target.hasPrefix("$s" + first),
+           let named = _typeByName(first), named is any _DistributedActorStub.Type {
+            guard names.count == 1 else {
                 throw BLEActorSystemError.unsupportedCall(.genericProtocolMethod)
             }
-            context = definition.substitutions[0]
-            // Executed with the concrete type as `Self`, the runtime checks that the actor
-            // conforms to the protocol (a stub call aimed at another actor type is refused).
-            types[0] = type(of: actor)
-        } else {
-            context = _mangledTypeName(type(of: actor)) ?? ""
+            return [type(of: actor)]
         }
+        let context = _mangledTypeName(type(of: actor)) ?? ""
         guard !context.isEmpty, definition.target.hasPrefix("$s" + context) else {
             throw BLEActorSystemError.unknownMethod("\(definition.target) (it belongs to another type than \(type(of: actor)))")
         }
-        return types
+        return try names.map { name in
+            guard let type = registry.type(named: name) else {
+                throw BLEActorSystemError.unknownMethod(
+                    "\(definition.target): its generic argument \(name) is not registered in the hosting system's remoteTypes")
+            }
+            return type
+        }
     }
 }

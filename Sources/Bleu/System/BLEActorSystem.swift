@@ -21,7 +21,10 @@ import Logging
 /// peripheral manager hosts actors; one with a central manager calls them; one with both
 /// does both. Systems share nothing: create as many as you like. Actor identifiers are
 /// `UUID`s; arguments, results and errors are `Codable` and travel as CBOR in compact-framed
-/// messages (`Docs/ActorSystemProtocol.md`).
+/// messages (`Docs/ActorSystemProtocol.md`). A remote error arrives as itself only when the
+/// method declares its type (typed throws) or the caller registered it, and a generic method
+/// runs only with registered type arguments (``RemoteTypeRegistry``); types a peer names are
+/// never looked up anywhere else.
 public final class BLEActorSystem: DistributedActorSystem, Sendable {
     public typealias ActorID = UUID
     public typealias InvocationEncoder = BLEInvocationEncoder
@@ -156,7 +159,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         case .void:
             throw BLEActorSystemError.serialization(.missingResult(method: "\(target)", expected: "\(Res.self)"))
         case let reply:
-            throw remoteError(reply)
+            throw remoteError(reply, declared: Err.self)
         }
     }
 
@@ -167,7 +170,7 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         case .void, .value:
             return
         case let reply:
-            throw remoteError(reply)
+            throw remoteError(reply, declared: Err.self)
         }
     }
 
@@ -204,11 +207,14 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         }
     }
 
-    /// The error a reply carries, as its own type when it is `Codable` and known here.
-    private func remoteError(_ reply: Reply) -> any Error {
+    /// The error a reply carries: as its own type when it is `Codable` and either `declared` (the
+    /// method's typed-throws error type; `any Error` and `Never` declare nothing) or registered
+    /// in ``Configuration/remoteTypes``, else as ``RemoteCallError``.
+    private func remoteError<Err: Error>(_ reply: Reply, declared: Err.Type) -> any Error {
         switch reply {
         case .error(_, let payload), .streamError(_, let payload):
-            return ErrorEnvelope.rebuild(payload, decoder: configuration.decoder)
+            return ErrorEnvelope.rebuild(payload, decoder: configuration.decoder, registry: configuration.remoteTypes,
+                                         declared: declared as? any (Error & Decodable).Type)
         case .remoteError(_, let typeName, let message), .streamFailed(_, let typeName, let message):
             return RemoteCallError(typeName: typeName, message: message)
         case .refused(_, let request, let reason):

@@ -29,7 +29,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         let quiet = Logger(label: "bleu.demo") { _ in SwiftLogNoOpLogHandler() }
-        let configuration = BLEActorSystem.Configuration(discoveryQuietPeriod: .milliseconds(300), logger: quiet)
+        // The thermometer's error reaches the central as itself only because it is registered.
+        let configuration = BLEActorSystem.Configuration(discoveryQuietPeriod: .milliseconds(300), logger: quiet,
+                                                         remoteTypes: RemoteTypeRegistry(DemoError.self))
         if let endpoint {
             let traffic = ATTTrafficCounter()
             let radio = try await ControllerOptions.openRadio(endpoint, deviceName: "bleu-demo", attTraffic: traffic)

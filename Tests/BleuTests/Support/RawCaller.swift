@@ -93,10 +93,11 @@ extension BLEActorSystem {
 }
 
 extension Reply {
-    /// The error a reply carries, rebuilt as the caller would.
+    /// The error a reply carries, rebuilt as a caller with no registered types would.
     var error: (any Error)? {
         switch self {
-        case .error(_, let payload), .streamError(_, let payload): ErrorEnvelope.rebuild(payload, decoder: CBORDecoder())
+        case .error(_, let payload), .streamError(_, let payload):
+            ErrorEnvelope.rebuild(payload, decoder: CBORDecoder(), registry: RemoteTypeRegistry(), declared: nil)
         case .remoteError(_, let type, let message), .streamFailed(_, let type, let message): RemoteCallError(typeName: type, message: message)
         default: nil
         }
