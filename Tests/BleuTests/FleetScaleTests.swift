@@ -19,8 +19,13 @@ struct FleetScaleTests {
     static let connectionTimeout = Duration.seconds(2)
     /// The longest backoff delay: the engine tries again at least this often.
     static let maximumDelay = Duration.seconds(2)
-    /// How far the driver moves the clock at once at most; also the slack of timed checks.
+    /// How far the driver moves the clock at once at most.
     static let maximumStep = Duration.milliseconds(100)
+    /// The slack of the timed checks. The driver judges idleness from outside: on a loaded
+    /// machine a task that has an event to handle but no thread yet (the follower stamping a
+    /// state change, a caller reading the clock after its reply) sees the clock moved on by a
+    /// step per misjudgement — seen up to several steps when other test processes ran alongside.
+    static let slack = Duration.seconds(1)
     static let outOfRange = 1000.0
     static let near = 1.0
 
@@ -192,7 +197,7 @@ struct FleetScaleTests {
             }
             token += outcomes.count
             for (token, outcome, elapsed) in outcomes {
-                #expect(elapsed <= Self.callTimeout + Self.maximumStep * 2,
+                #expect(elapsed <= Self.callTimeout + Self.slack,
                         "call \(token) took \(elapsed) of virtual time (seed \(seed))")
                 switch outcome {
                 case .success(let executions):
@@ -219,6 +224,15 @@ struct FleetScaleTests {
             var states = central.connectivity(of: remote.id).makeAsyncIterator()
             while let state = await states.next(), state != .ready {}
         }
+        // The followers record the last recoveries too (their streams may lag the ones above);
+        // a minute of virtual time is far more than any bound below.
+        let deadline = clock.now.advanced(by: .seconds(60))
+        for (index, log) in logs.enumerated() {
+            let restored = outages.filter { $0.peripheral == index }.compactMap(\.restored).max() ?? .zero
+            while clock.now < deadline, !log.withLock({ $0.contains { $0.at >= restored && $0.state == .ready } }) {
+                try await clock.sleep(for: .milliseconds(100))
+            }
+        }
 
         print("FleetScaleTests: \(outages.count) outages, \(successes) calls succeeded, failures: \(failures.sorted { $0.key < $1.key }) (seed \(seed))")
         sampler.cancel()
@@ -238,7 +252,7 @@ struct FleetScaleTests {
                 if case .backingOff = $0.state { return true }
                 return false
             }.count
-            let bound = (Self.maximumDelay + Self.connectionTimeout * 2) * (attempts + 1) + Self.maximumStep * 2
+            let bound = (Self.maximumDelay + Self.connectionTimeout * 2) * (attempts + 1) + Self.slack
             #expect(ready.at - restored <= bound,
                     "peripheral \(outage.peripheral) ready \(ready.at - restored) after its \(outage.fault) outage ended, \(attempts) retries; bound \(bound) (seed \(seed))")
         }
