@@ -50,6 +50,12 @@ def catalogue():
             connection_handle=0x0002, connection_interval_min=6, connection_interval_max=12, max_latency=1,
             supervision_timeout=300, min_ce_length=2, max_ce_length=4),
         'cmd.leSetDataLength': h.HCI_LE_Set_Data_Length_Command(connection_handle=0x0003, tx_octets=251, tx_time=2120),
+        'cmd.leEnableEncryption': h.HCI_LE_Enable_Encryption_Command(
+            connection_handle=0x0002, random_number=(0x0102030405060708).to_bytes(8, 'little'),
+            encrypted_diversifier=0xBEEF, long_term_key=le('0123456789abcdeffedcba9876543210')),
+        'cmd.leLongTermKeyRequestReply': h.HCI_LE_Long_Term_Key_Request_Reply_Command(
+            connection_handle=0x0003, long_term_key=le('0123456789abcdeffedcba9876543210')),
+        'cmd.leLongTermKeyRequestNegativeReply': h.HCI_LE_Long_Term_Key_Request_Negative_Reply_Command(connection_handle=0x0004),
         'cmd.leSetPHY': h.HCI_LE_Set_PHY_Command(connection_handle=0x0004, all_phys=0, tx_phys=2, rx_phys=2, phy_options=0),
         'cmd.leSetExtendedAdvertisingParameters': h.HCI_LE_Set_Extended_Advertising_Parameters_Command(
             advertising_handle=1, advertising_event_properties=0x13, primary_advertising_interval_min=0x0000A0,
@@ -79,6 +85,10 @@ def catalogue():
         'evt.commandStatus': h.HCI_Command_Status_Event(
             status=0, num_hci_command_packets=1, command_opcode=h.HCI_LE_CREATE_CONNECTION_COMMAND),
         'evt.disconnectionComplete': h.HCI_Disconnection_Complete_Event(status=0, connection_handle=0x0001, reason=0x16),
+        'evt.encryptionChange': h.HCI_Encryption_Change_Event(status=0, connection_handle=0x0001, encryption_enabled=1),
+        'evt.encryptionKeyRefreshComplete': h.HCI_Encryption_Key_Refresh_Complete_Event(status=0, connection_handle=0x0002),
+        'evt.leLongTermKeyRequest': h.HCI_LE_Long_Term_Key_Request_Event(
+            connection_handle=0x0003, random_number=(0x0102030405060708).to_bytes(8, 'little'), encryption_diversifier=0xBEEF),
         'evt.numberOfCompletedPackets': h.HCI_Number_Of_Completed_Packets_Event(
             connection_handles=[0x0001, 0x0002], num_completed_packets=[3, 1]),
         'evt.leConnectionComplete': h.HCI_LE_Connection_Complete_Event(

@@ -105,6 +105,8 @@ struct BleuErrorTests {
         .limitReached(.queuedOperations(64)), .limitReached(.attributes(512)),
         .bufferOverflow(.streamCredit(16)),
         .pairingFailed(.channelSecurity(psm: 0x0080, result: 0x0008)),
+        .pairingFailed(.encryption(status: 0x06)),
+        .pairingFailed(.timeout),
         .invalidState(.serviceIncluded(BluetoothUUID.Service.battery, by: BluetoothUUID.Service.deviceInformation)),
         .invalidState(.invalidConfiguration(setting: "centralMTU", requirement: "600 is outside 23–517")),
         .invalidState(.handlerNotAllowed(BluetoothUUID.Characteristic.batteryLevel, .write, [.read])),

@@ -71,6 +71,11 @@ enum CodecSamples {
             intervalMin: .microseconds(7500), intervalMax: .milliseconds(15), maxLatency: 1, supervisionTimeout: .seconds(3),
             minCELength: .microseconds(1250), maxCELength: .microseconds(2500))))),
         ("cmd.leSetDataLength", .command(.leSetDataLength(handle: 3, txOctets: 251, txTime: .microseconds(2120)))),
+        ("cmd.leEnableEncryption", .command(.leEnableEncryption(handle: 2, random: 0x0102_0304_0506_0708, ediv: 0xBEEF,
+                                                                longTermKey: hex("0123456789abcdeffedcba9876543210")))),
+        ("cmd.leLongTermKeyRequestReply", .command(.leLongTermKeyRequestReply(handle: 3,
+                                                                              longTermKey: hex("0123456789abcdeffedcba9876543210")))),
+        ("cmd.leLongTermKeyRequestNegativeReply", .command(.leLongTermKeyRequestNegativeReply(handle: 4))),
         ("cmd.leSetPHY", .command(.leSetPHY(handle: 4, allPHYs: [], txPHYs: .le2M, rxPHYs: .le2M, options: 0))),
         ("cmd.leSetExtendedAdvertisingParameters", .command(.leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
             handle: 1, eventProperties: [.connectable, .scannable, .legacy], intervalMin: .milliseconds(100),
@@ -99,6 +104,9 @@ enum CodecSamples {
             returnParameters: LEBufferSize(aclDataPacketLength: 27, totalNumACLDataPackets: 64).returnParametersV1))),
         ("evt.commandStatus", .event(.commandStatus(status: 0, numHCICommandPackets: 1, opcode: .leCreateConnection))),
         ("evt.disconnectionComplete", .event(.disconnectionComplete(status: 0, handle: 1, reason: 0x16))),
+        ("evt.encryptionChange", .event(.encryptionChange(status: 0, handle: 1, enabled: 1))),
+        ("evt.encryptionKeyRefreshComplete", .event(.encryptionKeyRefreshComplete(status: 0, handle: 2))),
+        ("evt.leLongTermKeyRequest", .event(.le(.longTermKeyRequest(handle: 3, random: 0x0102_0304_0506_0708, ediv: 0xBEEF)))),
         ("evt.numberOfCompletedPackets", .event(.numberOfCompletedPackets([.init(handle: 1, count: 3), .init(handle: 2, count: 1)]))),
         ("evt.leConnectionComplete", .event(.le(.connectionComplete(LEConnectionComplete(
             handle: 1, role: .central, peerAddressType: .randomDevice, peerAddress: a, interval: .milliseconds(30),

@@ -11,7 +11,8 @@ enum RadioComponents {
     static let other = BluetoothAddress(string: "D0:11:22:33:44:66")!
 
     static func link(_ handle: UInt16, _ role: HCILink.Role, peer: UUID, address: BluetoothAddress = peripheral) -> HCILink {
-        HCILink(handle: ConnectionHandle(handle), role: role, peer: peer, address: address, bearer: ATTBearer { _ in })
+        HCILink(handle: ConnectionHandle(handle), role: role, peer: peer, address: address, addressType: .randomDevice,
+                bearer: ATTBearer { _ in })
     }
 }
 
@@ -177,15 +178,16 @@ struct ChannelTableTests {
         #expect(table.publish(requiresEncryption: true) == 0x0090)
     }
 
-    @Test("a peer's open is refused for an unpublished or encrypted PSM, a CID in use and bad parameters")
+    @Test("a peer's open is refused for an unpublished PSM, an encrypted one on a plain link, a CID in use and bad parameters")
     func refusals() throws {
         var table = table()
         let psmPublished = table.publish(requiresEncryption: false)
         let psm = try #require(psmPublished)
         let securePublished = table.publish(requiresEncryption: true)
         let secure = try #require(securePublished)
-        func open(_ psm: UInt16, remote: UInt16 = 0x0040, mps: UInt16 = 50) -> (UInt16?, ChannelKey?) {
-            let (response, key) = table.accept(psm: psm, remoteCID: remote, mtu: 100, mps: mps, credits: 1, on: handle)
+        func open(_ psm: UInt16, remote: UInt16 = 0x0040, mps: UInt16 = 50, encrypted: Bool = false) -> (UInt16?, ChannelKey?) {
+            let (response, key) = table.accept(psm: psm, remoteCID: remote, mtu: 100, mps: mps, credits: 1, encrypted: encrypted,
+                                               on: handle)
             return (result(response), key)
         }
         #expect(open(0x00F0).0 == 0x0002)
@@ -195,7 +197,8 @@ struct ChannelTableTests {
         let (accepted, key) = open(psm)
         #expect(accepted == 0 && key == ChannelKey(handle: handle, cid: 0x0040))
         #expect(open(psm).0 == 0x000A, "the peer's CID is in use")
-        #expect(table.freeCID(on: handle) == 0x0041)
+        #expect(open(secure, remote: 0x0050, encrypted: true).0 == 0, "an encrypted link opens the encrypted PSM")
+        #expect(table.freeCID(on: handle) == 0x0042)
         #expect(table.freeCID(on: ConnectionHandle(2)) == 0x0040, "CIDs are per link")
     }
 
@@ -204,7 +207,7 @@ struct ChannelTableTests {
         var table = table()
         let psmPublished = table.publish(requiresEncryption: false)
         let psm = try #require(psmPublished)
-        let key = try #require(table.accept(psm: psm, remoteCID: 0x0040, mtu: 100, mps: 50, credits: 1, on: handle).opened)
+        let key = try #require(table.accept(psm: psm, remoteCID: 0x0040, mtu: 100, mps: 50, credits: 1, encrypted: false, on: handle).opened)
         guard case .taken(creditDue: true) = table.receive([4, 0, 1, 2], for: key) else {
             Issue.record("a partial SDU's credit is due at once")
             return
@@ -236,7 +239,7 @@ struct ChannelTableTests {
         var table = table()
         let psmPublished = table.publish(requiresEncryption: false)
         let psm = try #require(psmPublished)
-        let key = try #require(table.accept(psm: psm, remoteCID: 0x0040, mtu: 100, mps: 50, credits: 1, on: handle).opened)
+        let key = try #require(table.accept(psm: psm, remoteCID: 0x0040, mtu: 100, mps: 50, credits: 1, encrypted: false, on: handle).opened)
         _ = table.receive([1, 0, 1], for: key)
         _ = table.receive([1, 0, 2], for: key)
         guard case .violation = table.receive([1, 0, 3], for: key) else {

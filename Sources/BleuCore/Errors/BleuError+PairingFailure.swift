@@ -7,6 +7,12 @@ extension BleuError {
         /// The peer refused the L2CAP channel on `psm` because the link lacks security
         /// (results 0x0005–0x0008: authentication, authorization, key size, encryption).
         case channelSecurity(psm: UInt16, result: UInt16)
+        /// The controller could not encrypt the link with the key it was given: the HCI status of
+        /// its Encryption Change (0x06 PIN or Key Missing: the peer no longer holds the bond).
+        case encryption(status: UInt8)
+        /// The peer did not answer within the Security Manager's 30 seconds; no further pairing
+        /// is possible on this connection (Vol 3 Part H §3.4).
+        case timeout
         /// The platform's Bluetooth stack reported the failure.
         case platform(PlatformError)
 
@@ -15,6 +21,10 @@ extension BleuError {
             case .smp(let reason): "\(reason)"
             case .channelSecurity(let psm, let result):
                 "the peripheral's channel on PSM 0x\(hex4(psm)) needs a secure link (result 0x\(hex4(result)))"
+            case .encryption(let status):
+                status == 0x06 ? "the peer has no key for this bond (HCI status 0x06, PIN or Key Missing)"
+                    : "the link could not be encrypted (HCI status 0x\(hex2(status)))"
+            case .timeout: "the peer did not answer within the Security Manager's 30 s"
             case .platform(let error): "\(error)"
             }
         }

@@ -74,6 +74,12 @@ extension HCICommand {
         case .leSetDataLength:
             command = .leSetDataLength(handle: try r.u16(), txOctets: try r.u16(), txTime: HCITime.packetTime.duration(try r.u16()))
         case .leReadMaximumDataLength: command = .leReadMaximumDataLength
+        case .leEnableEncryption:
+            command = .leEnableEncryption(handle: try r.u16(), random: try r.u64(), ediv: try r.u16(),
+                                          longTermKey: (try r.take(16)).reversed())
+        case .leLongTermKeyRequestReply:
+            command = .leLongTermKeyRequestReply(handle: try r.u16(), longTermKey: (try r.take(16)).reversed())
+        case .leLongTermKeyRequestNegativeReply: command = .leLongTermKeyRequestNegativeReply(handle: try r.u16())
         case .leSetPHY:
             command = .leSetPHY(handle: try r.u16(), allPHYs: LEAllPHYs(rawValue: try r.u8()),
                                 txPHYs: LEPHYSet(rawValue: try r.u8()), rxPHYs: LEPHYSet(rawValue: try r.u8()),

@@ -33,6 +33,15 @@ public enum HCICommand: Hashable, Sendable {
     case leRemoteConnectionParameterRequestNegativeReply(handle: UInt16, reason: UInt8)
     /// `txTime`: the longest air time of an LL data PDU, in µs, 328 µs – 17,040 µs (clamped).
     case leSetDataLength(handle: UInt16, txOctets: UInt16, txTime: Duration)
+    /// The central starts (or restarts) encryption with a key (LE Enable Encryption, §7.8.24):
+    /// the Rand and EDIV that name it (both 0 for a Secure Connections key) and the key, most
+    /// significant octet first.
+    case leEnableEncryption(handle: UInt16, random: UInt64, ediv: UInt16, longTermKey: [UInt8])
+    /// The peripheral answers an LE Long Term Key Request with the key, most significant octet
+    /// first (§7.8.25).
+    case leLongTermKeyRequestReply(handle: UInt16, longTermKey: [UInt8])
+    /// The peripheral has no key for an LE Long Term Key Request (§7.8.26).
+    case leLongTermKeyRequestNegativeReply(handle: UInt16)
     case leReadMaximumDataLength
     case leSetPHY(handle: UInt16, allPHYs: LEAllPHYs, txPHYs: LEPHYSet, rxPHYs: LEPHYSet, options: UInt16)
     case leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters)
@@ -85,6 +94,9 @@ public enum HCICommand: Hashable, Sendable {
         case .leRemoteConnectionParameterRequestReply: .leRemoteConnectionParameterRequestReply
         case .leRemoteConnectionParameterRequestNegativeReply: .leRemoteConnectionParameterRequestNegativeReply
         case .leSetDataLength: .leSetDataLength
+        case .leEnableEncryption: .leEnableEncryption
+        case .leLongTermKeyRequestReply: .leLongTermKeyRequestReply
+        case .leLongTermKeyRequestNegativeReply: .leLongTermKeyRequestNegativeReply
         case .leReadMaximumDataLength: .leReadMaximumDataLength
         case .leSetPHY: .leSetPHY
         case .leSetExtendedAdvertisingParameters: .leSetExtendedAdvertisingParameters
@@ -114,7 +126,7 @@ public enum HCICommand: Hashable, Sendable {
             b.appendLE(mask)
         case .writeLEHostSupport(let on):
             b += [on ? 1 : 0, 0]
-        case .readRSSI(let handle), .leReadRemoteFeatures(let handle):
+        case .readRSSI(let handle), .leReadRemoteFeatures(let handle), .leLongTermKeyRequestNegativeReply(let handle):
             b.appendLE(handle)
         case let .disconnect(handle, reason), let .leRemoteConnectionParameterRequestNegativeReply(handle, reason):
             b.appendLE(handle)
@@ -155,6 +167,14 @@ public enum HCICommand: Hashable, Sendable {
             b.appendLE(handle)
             b.appendLE(octets)
             b.appendLE(HCITime.packetTime.count16(time))
+        case let .leEnableEncryption(handle, random, ediv, key):
+            b.appendLE(handle)
+            b.appendLE(random)
+            b.appendLE(ediv)
+            b += Self.keyOctets(key)
+        case let .leLongTermKeyRequestReply(handle, key):
+            b.appendLE(handle)
+            b += Self.keyOctets(key)
         case let .leSetPHY(handle, all, tx, rx, options):
             b.appendLE(handle)
             b += [all.rawValue, tx.rawValue, rx.rawValue]
@@ -213,6 +233,13 @@ public enum HCICommand: Hashable, Sendable {
         b.appendLE(opcode.rawValue)
         b.append(UInt8(truncatingIfNeeded: p.count))
         return b + p
+    }
+
+    /// A key as HCI carries it: 16 octets, least significant first (a shorter key is padded
+    /// with zeros in its most significant octets).
+    static func keyOctets(_ key: [UInt8]) -> [UInt8] {
+        let padded = [UInt8](repeating: 0, count: max(0, 16 - key.count)) + key.suffix(16)
+        return padded.reversed()
     }
 
     /// The command as an H4 packet.

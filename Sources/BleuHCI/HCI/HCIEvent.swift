@@ -7,6 +7,8 @@ public enum HCIEvent: Hashable, Sendable {
     case disconnectionComplete(status: UInt8, handle: UInt16, reason: UInt8)
     /// Encryption was switched on or off (0x08).
     case encryptionChange(status: UInt8, handle: UInt16, enabled: UInt8)
+    /// An encrypted link was encrypted again with a fresh key (Encryption Key Refresh Complete, 0x30).
+    case encryptionKeyRefreshComplete(status: UInt8, handle: UInt16)
     /// A command finished (0x0E): how many more commands the controller accepts, which command,
     /// and its return parameters (the first byte is usually a status).
     case commandComplete(numHCICommandPackets: UInt8, opcode: HCIOpcode, returnParameters: [UInt8])
@@ -43,6 +45,7 @@ public enum HCIEvent: Hashable, Sendable {
         case .hardwareError: 0x10
         case .numberOfCompletedPackets: 0x13
         case .dataBufferOverflow: 0x1A
+        case .encryptionKeyRefreshComplete: 0x30
         case .le: 0x3E
         case .unknown(let code, _): code
         }
@@ -77,6 +80,9 @@ public enum HCIEvent: Hashable, Sendable {
             }
         case .dataBufferOverflow(let linkType):
             b.append(linkType)
+        case let .encryptionKeyRefreshComplete(status, handle):
+            b.append(status)
+            b.appendLE(handle)
         case .le(let meta):
             b = meta.parameters
         case .unknown(_, let parameters):
@@ -125,6 +131,8 @@ public enum HCIEvent: Hashable, Sendable {
             self = .numberOfCompletedPackets(entries)
         case 0x1A:
             self = .dataBufferOverflow(linkType: try r.u8())
+        case 0x30:
+            self = .encryptionKeyRefreshComplete(status: try r.u8(), handle: try r.u16())
         case 0x3E:
             self = .le(try LEMetaEvent(decoding: r.rest()))
         default:
@@ -144,6 +152,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownConnectionIdentifier = HCIStatus(rawValue: 0x02)
     public static let commandDisallowed = HCIStatus(rawValue: 0x0C)
     public static let connectionTimeout = HCIStatus(rawValue: 0x08)
+    public static let pinOrKeyMissing = HCIStatus(rawValue: 0x06)
     public static let invalidParameters = HCIStatus(rawValue: 0x12)
     public static let remoteUserTerminated = HCIStatus(rawValue: 0x13)
     public static let localHostTerminated = HCIStatus(rawValue: 0x16)
@@ -157,6 +166,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String {
         let names: [UInt8: String] = [
             0x00: "Success", 0x01: "Unknown HCI Command", 0x02: "Unknown Connection Identifier",
+            0x05: "Authentication Failure", 0x06: "PIN or Key Missing",
             0x07: "Memory Capacity Exceeded", 0x08: "Connection Timeout", 0x0B: "Connection Already Exists",
             0x0C: "Command Disallowed", 0x11: "Unsupported Feature or Parameter Value",
             0x12: "Invalid HCI Command Parameters", 0x13: "Remote User Terminated Connection",

@@ -103,15 +103,15 @@ struct ChannelTable {
                            receiveCredits: localCredits)
     }
 
-    /// Answers a peer's LE Credit Based Connection Request (§4.22); returns the response and,
-    /// when accepted, the new channel.
-    mutating func accept(psm: UInt16, remoteCID: UInt16, mtu: UInt16, mps: UInt16, credits: UInt16,
+    /// Answers a peer's LE Credit Based Connection Request (§4.22) on a link that is
+    /// `encrypted` or not; returns the response and, when accepted, the new channel.
+    mutating func accept(psm: UInt16, remoteCID: UInt16, mtu: UInt16, mps: UInt16, credits: UInt16, encrypted: Bool,
                          on handle: ConnectionHandle) -> (response: L2CAPSignal.Command, opened: ChannelKey?) {
         func refuse(_ result: UInt16) -> (L2CAPSignal.Command, ChannelKey?) {
             (.leCreditBasedConnectionResponse(destinationCID: 0, mtu: 0, mps: 0, initialCredits: 0, result: result), nil)
         }
         guard let requiresEncryption = published[psm] else { return refuse(0x0002) }  // SPSM not supported
-        guard !requiresEncryption else { return refuse(0x0008) }  // insufficient encryption: no pairing yet
+        guard encrypted || !requiresEncryption else { return refuse(0x0008) }  // insufficient encryption
         guard Self.dynamicCIDs.contains(remoteCID) else { return refuse(0x0009) }  // invalid source CID
         guard key(on: handle, remoteCID: remoteCID) == nil else { return refuse(0x000A) }  // source CID already allocated
         guard mtu >= 23, (23...65533).contains(mps) else { return refuse(0x000B) }  // unacceptable parameters

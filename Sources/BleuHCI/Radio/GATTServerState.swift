@@ -74,6 +74,12 @@ struct GATTServerState {
         clients[handle]?.connection.setMTU(mtu)
     }
 
+    /// How the link of `handle` is protected now: the access rules answer its client's
+    /// requests by it.
+    mutating func setSecurity(_ security: LinkSecurity, on handle: ConnectionHandle) {
+        clients[handle]?.connection.security = security
+    }
+
     // MARK: PDUs from clients
 
     /// Takes a request, command or confirmation from the client of `handle`; also returns the

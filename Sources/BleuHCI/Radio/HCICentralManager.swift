@@ -16,8 +16,9 @@ import Foundation
 /// across runs (a peer with a resolvable private address gets a new one as its address changes).
 /// The MTU is exchanged on every connection (up to ``HCIRadioConfiguration/attMTU``). There is
 /// no state restoration: the process owns the controller, so ``events()`` never reports
-/// ``/BleuCore/CentralEvent/willRestoreState(_:)``. There is no pairing yet (no Security
-/// Manager): encrypted attributes answer with their ATT error.
+/// ``/BleuCore/CentralEvent/willRestoreState(_:)``. ``pair(_:minimum:)`` pairs with a
+/// peripheral (or encrypts with its bond) through the radio's Security Manager; the radio's
+/// ``HCIRadio/setPairingDelegate(_:)`` answers the questions pairing asks.
 public final class HCICentralManager: CentralManager {
     /// The radio this manager drives (it may also carry an ``HCIPeripheralManager``).
     public let radio: HCIRadio
@@ -48,6 +49,17 @@ public final class HCICentralManager: CentralManager {
 
     public func connect(_ peripheral: UUID, timeout: Duration?) async throws {
         try await radio.connect(peripheral, timeout: timeout)
+    }
+
+    /// Raises the link to `peripheral` to at least `minimum`: encrypts with the bond's key when
+    /// it is strong enough, else pairs. See ``HCIRadio/pair(_:minimum:)``.
+    public func pair(_ peripheral: UUID, minimum: SecurityLevel = .encrypted) async throws {
+        try await radio.pair(peripheral, minimum: minimum)
+    }
+
+    /// How the link to `peripheral` is protected now.
+    public func securityLevel(of peripheral: UUID) async -> SecurityLevel {
+        await radio.securityLevel(of: peripheral)
     }
 
     public func cancelConnection(_ peripheral: UUID) async {

@@ -31,6 +31,7 @@ struct HCILink {
     let role: Role
     let peer: UUID
     let address: BluetoothAddress
+    let addressType: AddressType
     let bearer: ATTBearer
     /// The ATT MTU, one for both directions of the bearer (Vol 3 Part F §3.4.2).
     var mtu = 23
@@ -41,11 +42,13 @@ struct HCILink {
     /// The last LE signalling identifier used for a request on this link.
     private var lastSignalIdentifier: UInt8 = 0
 
-    init(handle: ConnectionHandle, role: Role, peer: UUID, address: BluetoothAddress, bearer: ATTBearer) {
+    init(handle: ConnectionHandle, role: Role, peer: UUID, address: BluetoothAddress, addressType: AddressType,
+         bearer: ATTBearer) {
         self.handle = handle
         self.role = role
         self.peer = peer
         self.address = address
+        self.addressType = addressType
         self.bearer = bearer
     }
 

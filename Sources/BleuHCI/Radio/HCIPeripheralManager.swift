@@ -10,7 +10,9 @@ import Foundation
 /// it is on, so several centrals can connect. Centrals are known under version-5 UUIDs of their
 /// addresses. A request the application leaves unanswered for
 /// ``HCIRadioConfiguration/requestAnswerTimeout`` is answered with Unlikely Error. No state
-/// restoration and no pairing yet (encrypted attributes and channels are refused).
+/// restoration. Attributes and channels that require encryption are refused on a link that is
+/// not encrypted (ATT's Insufficient Encryption / Authentication, L2CAP's result 0x0008); a
+/// central pairs through the radio's Security Manager, and ``pair(_:minimum:)`` asks it to.
 public final class HCIPeripheralManager: PeripheralManager {
     /// The radio this manager drives (it may also carry an ``HCICentralManager``).
     public let radio: HCIRadio
@@ -70,6 +72,17 @@ public final class HCIPeripheralManager: PeripheralManager {
 
     public func maximumUpdateValueLength(for central: UUID) async -> Int? {
         await radio.maximumUpdateValueLength(central)
+    }
+
+    /// Asks `central` to raise the link to at least `minimum` (a Security Request) and returns
+    /// once it has, by encrypting with its bond or pairing. See ``HCIRadio/pair(_:minimum:)``.
+    public func pair(_ central: UUID, minimum: SecurityLevel = .encrypted) async throws {
+        try await radio.pair(central, minimum: minimum)
+    }
+
+    /// How the link to `central` is protected now.
+    public func securityLevel(of central: UUID) async -> SecurityLevel {
+        await radio.securityLevel(of: central)
     }
 
     public func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16 {

@@ -116,8 +116,10 @@ extension HCIRadio {
         let bearer = ATTBearer(clock: clock, timeout: configuration.attTimeout) { bytes in
             pipeline.send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: bytes), on: handle)
         }
-        let link = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress, bearer: bearer)
+        let link = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress,
+                           addressType: event.peerAddressType, bearer: bearer)
         server.linkOpened(handle, peer: peer, maxMTU: configuration.attMTU)
+        security.linkOpened(handle, role: role == .central ? .initiator : .responder)
         client.linkOpened(handle)
         linkLayer.linkOpened(handle, HCILinkParameters(interval: event.interval, latency: event.latency,
                                                        supervisionTimeout: event.supervisionTimeout))
@@ -204,6 +206,7 @@ extension HCIRadio {
         let (configurations, ready) = server.linkClosed(handle)
         if ready { events.peripheral.yield(.readyToUpdateSubscribers) }
         channels.linkClosed(handle, error: error)
+        security.linkClosed(handle, error: error)
         switch link.role {
         case .central:
             if link.isReady { events.central.yield(.disconnected(link.peer, reason)) }

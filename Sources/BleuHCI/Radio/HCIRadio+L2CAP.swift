@@ -15,6 +15,7 @@ extension HCIRadio {
         switch signal.command {
         case let .leCreditBasedConnectionRequest(spsm, sourceCID, mtu, mps, credits):
             let (response, opened) = channels.accept(psm: spsm, remoteCID: sourceCID, mtu: mtu, mps: mps, credits: credits,
+                                                     encrypted: (security[handle]?.security.level ?? .unencrypted) > .unencrypted,
                                                      on: handle)
             if let opened {
                 events.peripheral.yield(.l2capChannelOpened(HCIL2CAPChannel(psm: spsm, peer: link.peer, key: opened, radio: self)))

@@ -45,17 +45,31 @@ public actor HCIRadio {
     var client: GATTClientState
     /// LE credit-based channels.
     var channels: ChannelTable
+    /// Pairing and encryption per link.
+    var security = SecurityTable()
+    /// The application's part in pairing (``setPairingDelegate(_:)``); `nil` answers as the
+    /// protocol's defaults do.
+    var pairingDelegate: (any PairingDelegate)?
+    /// The bonds this radio encrypts links with, and keeps new ones in.
+    public nonisolated let bonds: any BondStore
+    /// `count` random octets, for pairing.
+    let random: @Sendable (Int) -> [UInt8]
     /// The tasks the radio started for work that outlives one message (a link's setup, a
     /// timer, a command whose outcome it waits on); cancelled when the controller is lost.
     var owned = OwnedTasks()
 
     /// A radio on `host`; ``start()`` brings the controller up. Its timers run on `clock`; it logs
     /// connections and problems to `logger` (details at debug and trace level), and counts the
-    /// ATT PDUs it sends and receives in `attTraffic`, when given.
+    /// ATT PDUs it sends and receives in `attTraffic`, when given. Pairings leave their bonds in
+    /// `bonds` (in memory unless given a ``FileBondStore``); `random` gives pairing its nonces
+    /// and passkeys (the system's cryptographically secure generator unless a test injects one).
     public init(host: HCIHost, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "bleu.hci"),
-                attTraffic: ATTTrafficCounter? = nil) {
+                attTraffic: ATTTrafficCounter? = nil, bonds: any BondStore = InMemoryBondStore(),
+                random: @escaping @Sendable (Int) -> [UInt8] = HCIRadio.systemRandom) {
         self.configuration = configuration
+        self.bonds = bonds
+        self.random = random
         self.clock = clock
         self.logger = logger
         events = RadioEvents()
@@ -70,10 +84,12 @@ public actor HCIRadio {
                                 localCredits: configuration.l2capCredits)
     }
 
-    /// Opens the transport an endpoint names, and starts a radio on it.
-    public static func open(_ endpoint: HCIEndpoint, configuration: HCIRadioConfiguration = HCIRadioConfiguration())
-        async throws -> HCIRadio {
-        let radio = HCIRadio(host: HCIHost(transport: try await endpoint.openTransport()), configuration: configuration)
+    /// Opens the transport an endpoint names, and starts a radio on it that keeps its bonds in
+    /// `bonds`.
+    public static func open(_ endpoint: HCIEndpoint, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
+                            bonds: any BondStore = InMemoryBondStore()) async throws -> HCIRadio {
+        let radio = HCIRadio(host: HCIHost(transport: try await endpoint.openTransport()), configuration: configuration,
+                             bonds: bonds)
         try await radio.start()
         return radio
     }
@@ -218,6 +234,12 @@ public actor HCIRadio {
                            "accepting the peer's connection parameters on \(ConnectionHandle(handle))")
         case .le(.connectionUpdateComplete), .le(.phyUpdateComplete), .le(.dataLengthChange):
             if case .le(let meta) = event { linkLayer.apply(meta) }
+        case let .encryptionChange(status, handle, enabled):
+            encryptionChanged(ConnectionHandle(handle), status: status, enabled: enabled != 0)
+        case let .encryptionKeyRefreshComplete(status, handle):
+            encryptionChanged(ConnectionHandle(handle), status: status, enabled: true)
+        case let .le(.longTermKeyRequest(handle, random, ediv)):
+            longTermKeyRequested(ConnectionHandle(handle), random: random, ediv: ediv)
         case .hardwareError:
             spawn { radio in await radio.stop() }
         default:
@@ -234,11 +256,7 @@ public actor HCIRadio {
             pipeline.attTraffic?.countReceived(payload.count)
             attReceived(payload, on: handle)
         case L2CAPBFrame.leSignalingCID: signalReceived(payload, on: handle)
-        case L2CAPBFrame.smpCID:
-            // No Security Manager yet: refuse pairing (Pairing Failed, Pairing Not Supported).
-            if let code = payload.first, code == 0x01 || code == 0x0B {
-                pipeline.send(L2CAPBFrame(channelID: L2CAPBFrame.smpCID, payload: [0x05, 0x05]), on: handle)
-            }
+        case L2CAPBFrame.smpCID: smpReceived(payload, on: handle)
         default:
             channelFrameReceived(payload, cid: frame.channelID, on: handle)
         }

@@ -77,6 +77,18 @@ public struct HCIRadioConfiguration: Sendable {
     public var l2capMTU: Int
     public var l2capMPS: Int
     public var l2capCredits: Int
+    /// How this device pairs (both roles): what it can show and enter, whether it bonds, what it
+    /// demands of a pairing.
+    public var security: SecurityManagerConfiguration
+    /// How long the Security Manager waits for the peer's next PDU before the pairing fails
+    /// (Vol 3 Part H §3.4: 30 s). After it expires no pairing runs on that connection again.
+    public var smpTimeout: Duration
+    /// How long a peer whose pairing failed is refused before it may try again (answered with
+    /// Repeated Attempts); doubled after each further failure, up to
+    /// ``maximumRepeatedAttemptsDelay``.
+    public var repeatedAttemptsDelay: Duration
+    /// The longest a peer is held back after failed pairings.
+    public var maximumRepeatedAttemptsDelay: Duration
 
     /// A configuration; each parameter sets the property of the same name.
     public init(ownAddress: OwnAddress? = nil, deviceName: String = "Bleu", appearance: UInt16 = 0, attMTU: Int = 517,
@@ -90,7 +102,9 @@ public struct HCIRadioConfiguration: Sendable {
                 requestAnswerTimeout: Duration = .seconds(25), linkProcedureTimeout: Duration = .seconds(10),
                 maxConnections: Int = 8,
                 requestsDataLengthExtension: Bool = true, maxKnownPeers: Int = 1024,
-                l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16) {
+                l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16,
+                security: SecurityManagerConfiguration = SecurityManagerConfiguration(), smpTimeout: Duration = .seconds(30),
+                repeatedAttemptsDelay: Duration = .seconds(2), maximumRepeatedAttemptsDelay: Duration = .seconds(60)) {
         self.ownAddress = ownAddress
         self.deviceName = deviceName
         self.appearance = appearance
@@ -113,6 +127,10 @@ public struct HCIRadioConfiguration: Sendable {
         self.l2capMTU = max(23, min(l2capMTU, 65535))
         self.l2capMPS = max(23, min(l2capMPS, 65533))
         self.l2capCredits = max(1, min(l2capCredits, 65535))
+        self.security = security
+        self.smpTimeout = smpTimeout
+        self.repeatedAttemptsDelay = repeatedAttemptsDelay
+        self.maximumRepeatedAttemptsDelay = max(repeatedAttemptsDelay, maximumRepeatedAttemptsDelay)
     }
 }
 

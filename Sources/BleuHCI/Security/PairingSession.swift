@@ -185,12 +185,7 @@ public struct PairingSession: Sendable {
 
     // MARK: The protocol
 
-    private var localAuthentication: AuthenticationRequirements {
-        var authentication: AuthenticationRequirements = configuration.supportsSecureConnections ? [.secureConnections] : []
-        if configuration.bonding { authentication.insert(.bonding) }
-        if configuration.requiresAuthentication { authentication.insert(.mitm) }
-        return authentication
-    }
+    private var localAuthentication: AuthenticationRequirements { configuration.authenticationRequirements }
 
     private mutating func handle(_ pdu: SMPPDU) throws(PairingFailure) -> [PairingAction] {
         switch (role, phase, pdu) {

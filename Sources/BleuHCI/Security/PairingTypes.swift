@@ -33,6 +33,17 @@ public struct SecurityManagerConfiguration: Sendable, Hashable {
     }
 }
 
+extension SecurityManagerConfiguration {
+    /// The AuthReq bits this configuration sends in a Pairing Request, Pairing Response or
+    /// Security Request.
+    var authenticationRequirements: AuthenticationRequirements {
+        var authentication: AuthenticationRequirements = supportsSecureConnections ? [.secureConnections] : []
+        if bonding { authentication.insert(.bonding) }
+        if requiresAuthentication { authentication.insert(.mitm) }
+        return authentication
+    }
+}
+
 /// A device address as pairing uses it: the type (public or random) and the six octets.
 public struct PairingAddress: Hashable, Sendable, CustomStringConvertible {
     public var type: AddressType
