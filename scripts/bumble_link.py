@@ -8,7 +8,7 @@ process.
 
     bumble_link.py [--peer advertise|central] [--peer-address D0:00:00:00:00:02] [--name NAME]
                    [--target ADDRESS] [--write-uuid UUID --write-value HEX] [--l2cap-psm PSM]
-                   [--more-controllers N]
+                   [--more-controllers N] [--pairing justworks|legacy|passkey:NNNNNN]
 
 Prints one JSON line when ready: {"port_a": A, "port_b": B, "more_ports": [...], "peer": ADDRESS-or-null,
 "psm": PSM-or-null}. `--more-controllers N` puts N more controllers on the same link (several
@@ -19,6 +19,10 @@ With `--peer central` the peer then connects to --target (a random address), exc
 discovers everything, reads every readable characteristic, writes --write-value to
 --write-uuid with response, subscribes to every notifying one, prints one more JSON line with
 what it found (or {"error": ...}), and disconnects.
+With `--pairing` the peer pairs (Secure Connections Just Works, legacy Just Works, or Secure
+Connections passkey entry displaying NNNNNN, MITM required) and bonds; the advertising peer
+also serves a characteristic 6E400005-… that requires encryption (value "secret"), and the
+central peer pairs right after connecting and reports {"encrypted": true} in what it found.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
 
 Standard input also takes commands, one JSON object a line:
@@ -50,7 +54,7 @@ from bumble.link import LocalLink
 from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
-from bumble_peers import run_central, serve_gatt
+from bumble_peers import configure_pairing, run_central, serve_gatt
 
 
 def loopback_socket():
@@ -145,6 +149,7 @@ async def main():
     parser.add_argument('--name', default='bleu-peer')
     parser.add_argument('--l2cap-psm', type=lambda text: int(text, 0), default=None)
     parser.add_argument('--more-controllers', type=int, default=0)
+    parser.add_argument('--pairing', default=None)
     args = parser.parse_args()
 
     link = LocalLink()
@@ -163,12 +168,14 @@ async def main():
         transports.append(hci)
         peer = Device.with_hci(args.name, Address(args.peer_address), hci.source, hci.sink)
         await peer.power_on()
+        if args.pairing:
+            configure_pairing(peer, args.pairing)
     if args.peer == 'advertise':
         data = bytes(AdvertisingData([
             (AdvertisingData.FLAGS, bytes([0x06])),
             (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
         ]))
-        psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True))
+        psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True), secret=bool(args.pairing))
         await peer.start_advertising(advertising_data=data, own_address_type=1)
     else:
         psm = None

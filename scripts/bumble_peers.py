@@ -24,13 +24,41 @@ from bumble.gatt import (
     Service,
 )
 from bumble.hci import Address
+from bumble.pairing import PairingConfig, PairingDelegate
 
 CONTROL = '6E400002-B5A3-F393-E0A9-E50E24DCCA9E'
 INPUT = '6E400003-B5A3-F393-E0A9-E50E24DCCA9E'
+SECRET = '6E400005-B5A3-F393-E0A9-E50E24DCCA9E'
 
 
-def serve_gatt(device, report):
-    """Adds the services and the echo channel to `device`; returns the channel's PSM."""
+class FixedPasskey(PairingDelegate):
+    """Displays a fixed passkey (Bumble otherwise draws one at random)."""
+
+    def __init__(self, passkey):
+        super().__init__(io_capability=PairingDelegate.DISPLAY_OUTPUT_ONLY)
+        self.passkey = passkey
+
+    async def generate_passkey(self):
+        return self.passkey
+
+
+def configure_pairing(device, mode):
+    """How `device` pairs: 'justworks' (Secure Connections), 'legacy' (Just Works without Secure
+    Connections) or 'passkey:NNNNNN' (Secure Connections, displaying that passkey, MITM)."""
+    if mode == 'justworks':
+        config = PairingConfig(sc=True, mitm=False, bonding=True)
+    elif mode == 'legacy':
+        config = PairingConfig(sc=False, mitm=False, bonding=True)
+    elif mode.startswith('passkey:'):
+        config = PairingConfig(sc=True, mitm=True, bonding=True, delegate=FixedPasskey(int(mode.split(':')[1])))
+    else:
+        raise ValueError(f'unknown pairing mode {mode}')
+    device.pairing_config_factory = lambda _connection: config
+
+
+def serve_gatt(device, report, secret=False):
+    """Adds the services and the echo channel to `device` (and, with `secret`, a characteristic
+    that requires encryption); returns the channel's PSM."""
     level = Characteristic(GATT_BATTERY_LEVEL_CHARACTERISTIC,
                            Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
                            Characteristic.READABLE, bytes([0x57]))
@@ -48,7 +76,9 @@ def serve_gatt(device, report):
             Characteristic(CONTROL, Characteristic.Properties.WRITE, Characteristic.WRITEABLE, recorder(CONTROL)),
             Characteristic(INPUT, Characteristic.Properties.WRITE_WITHOUT_RESPONSE, Characteristic.WRITEABLE,
                            recorder(INPUT)),
-        ]),
+        ] + ([Characteristic(SECRET, Characteristic.Properties.READ,
+                             Characteristic.READABLE | Characteristic.READ_REQUIRES_ENCRYPTION, b'secret')]
+             if secret else [])),
     ])
 
     async def notify_ten(connection):
@@ -75,10 +105,12 @@ def uuid_text(uuid):
 
 async def run_central(device, args):
     connection = await device.connect(Address(args.target), own_address_type=1, timeout=15)
+    if args.pairing:
+        await connection.pair()
     peer = Peer(connection)
     mtu = await peer.request_mtu(517)
     await peer.discover_all()
-    found = {'mtu': mtu, 'services': [], 'characteristics': {}}
+    found = {'mtu': mtu, 'services': [], 'characteristics': {}, 'encrypted': connection.is_encrypted}
     notified = []
     for service in peer.services:
         found['services'].append(uuid_text(service.uuid))
