@@ -84,4 +84,23 @@ struct AttributeAccessTests {
         #expect(AttributeAccess.configurationError([0, 0], for: []) == nil)
         #expect(AttributeAccess.configurationError([1], for: [.notify]) == .invalidAttributeValueLength)
     }
+
+    @Test("a client pairs after Insufficient Authentication or Encryption only when that raises the link")
+    func securityToRetry() {
+        #expect(AttributeAccess.securityToRetry(after: .insufficientEncryption, on: .unencrypted) == .encrypted)
+        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .unencrypted) == .authenticated)
+        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .encrypted) == .authenticated)
+        #expect(AttributeAccess.securityToRetry(after: .insufficientEncryption, on: .encrypted) == nil, "already encrypted")
+        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .authenticated) == nil)
+        for code in [ATTError.encryptionKeySizeTooShort, .insufficientAuthorization, .readNotPermitted, .unlikelyError] {
+            #expect(AttributeAccess.securityToRetry(after: code, on: .unencrypted) == nil, "pairing cannot help with \(code)")
+        }
+        // Every refusal the server's own rules give on a plain link is one the client's rule
+        // answers with the level that lifts it (or with nothing, when pairing cannot).
+        let characteristic = PublishedCharacteristic(service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19), properties: [.read],
+                                                     permissions: [.readable, .readAuthenticationRequired], valueHandle: 3)
+        let refusal = AttributeAccess.error(for: .read, on: characteristic, link: .unencrypted)
+        let level = refusal.flatMap { AttributeAccess.securityToRetry(after: $0, on: .unencrypted) }
+        #expect(level.map { AttributeAccess.error(for: .read, on: characteristic, link: LinkSecurity(level: $0)) } == .some(nil))
+    }
 }

@@ -105,7 +105,7 @@ struct RadioPeerInputTests {
         return nil
     }
 
-    @Test("a peripheral's connection parameter update request is accepted and applied; pairing is refused")
+    @Test("a peripheral's connection parameter update request is accepted and applied; its Pairing Request is refused")
     func signallingAndPairing() async throws {
         let harness = try await RadioHarness.start { command in
             if case .leConnectionUpdate = command {
@@ -130,9 +130,10 @@ struct RadioPeerInputTests {
         }
         #expect(update == .leConnectionUpdate(handle: 1, LEConnectionParameters(
             intervalMin: .milliseconds(15), intervalMax: .milliseconds(30), maxLatency: 0, supervisionTimeout: .seconds(4))))
-        // SMP Pairing Request: no Security Manager yet, so Pairing Failed (Pairing Not Supported).
+        // An SMP Pairing Request to the central: only a central initiates pairing, so Pairing
+        // Failed (Command Not Supported).
         try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
-        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x07])
     }
 
     @Test("an ATT traffic counter given to the radio counts ATT PDUs and their bytes each way, and no other channel")
@@ -146,7 +147,7 @@ struct RadioPeerInputTests {
         #expect(traffic.received == ATTTrafficCounter.Traffic(pdus: 1, bytes: 3))
         // SMP is not ATT: a Pairing Request and our Pairing Failed count nothing.
         try await send(harness, cid: L2CAPBFrame.smpCID, [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07])
-        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x05])
+        #expect(try await next(&acl, cid: L2CAPBFrame.smpCID) == [0x05, 0x07])
         // The peer reads the Device Name: a 3-byte request in, "Bleu" out (opcode and 4 bytes).
         try await send(harness, cid: L2CAPBFrame.attCID, ATTPDU.readRequest(handle: 3).encoded)
         #expect(try await next(&acl, cid: L2CAPBFrame.attCID) == ATTPDU.readResponse(value: Array("Bleu".utf8)).encoded)

@@ -17,13 +17,16 @@ struct PairedRadios {
     let peripheralBonds: InMemoryBondStore
 
     static func start(central: SecurityManagerConfiguration = .init(), peripheral: SecurityManagerConfiguration = .init(),
+                      pairsOnInsufficientSecurity: Bool = true,
                       clock: any Clock<Duration> = ContinuousClock()) async throws -> PairedRadios {
         let air = LinkedControllers()
         await air.run()
         let centralBonds = InMemoryBondStore()
         let peripheralBonds = InMemoryBondStore()
         let centralRadio = HCIRadio(host: HCIHost(transport: air.hostA, clock: clock),
-                                    configuration: HCIRadioConfiguration(security: central), clock: clock, bonds: centralBonds)
+                                    configuration: HCIRadioConfiguration(security: central,
+                                                                         pairsOnInsufficientSecurity: pairsOnInsufficientSecurity),
+                                    clock: clock, bonds: centralBonds)
         let peripheralRadio = HCIRadio(host: HCIHost(transport: air.hostB, clock: clock),
                                        configuration: HCIRadioConfiguration(security: peripheral), clock: clock,
                                        bonds: peripheralBonds)
@@ -282,18 +285,25 @@ struct RadioPairingTests {
         await radios.stop()
     }
 
-    @Test("An attribute that requires encryption is refused on a plain link and read once the link is encrypted")
-    func encryptedAttribute() async throws {
-        let radios = try await PairedRadios.start()
+    /// Adds a service with a characteristic readable with `permissions`, connects, and returns
+    /// the peripheral and the characteristic as the central discovered it.
+    static func serveSecret(_ radios: PairedRadios, permissions: AttributePermissions) async throws
+        -> (UUID, RemoteCharacteristic) {
         let secret = BluetoothUUID("8E0C0001-0000-4000-8000-00805F9B34FB")
         let service = BluetoothUUID("8E0C0000-0000-4000-8000-00805F9B34FB")
         _ = try await radios.peripheral.add(ServiceDefinition(uuid: service, characteristics: [
-            CharacteristicDefinition(uuid: secret, properties: [.read], permissions: [.readable, .readEncryptionRequired],
-                                     value: Data([42])),
+            CharacteristicDefinition(uuid: secret, properties: [.read], permissions: permissions, value: Data([42])),
         ]))
         let (peripheral, _) = try await radios.connect()
         let remoteService = try #require(try await radios.central.discoverServices([service], on: peripheral).first)
         let characteristic = try #require(try await radios.central.discoverCharacteristics([secret], for: remoteService).first)
+        return (peripheral, characteristic)
+    }
+
+    @Test("Without automatic pairing, an attribute that requires encryption is refused on a plain link and read once paired")
+    func encryptedAttribute() async throws {
+        let radios = try await PairedRadios.start(pairsOnInsufficientSecurity: false)
+        let (peripheral, characteristic) = try await Self.serveSecret(radios, permissions: [.readable, .readEncryptionRequired])
         await #expect { try await radios.central.read(characteristic) } throws: { error in
             if case .att(let code)? = error as? BleuError { return code == .insufficientEncryption }
             return false
@@ -301,5 +311,33 @@ struct RadioPairingTests {
         try await radios.central.pair(peripheral)
         #expect(try await radios.central.read(characteristic) == Data([42]))
         await radios.stop()
+    }
+
+    @Test("Insufficient Encryption: the central pairs by itself and reads again, as CoreBluetooth does")
+    func pairsOnInsufficientEncryption() async throws {
+        let radios = try await PairedRadios.start()
+        let (peripheral, characteristic) = try await Self.serveSecret(radios, permissions: [.readable, .readEncryptionRequired])
+        #expect(try await radios.central.read(characteristic) == Data([42]))
+        #expect(await radios.central.securityLevel(of: peripheral) == .encrypted)
+        #expect(await radios.smpCodes().first == 0x01, "the central paired")
+        await radios.stop()
+    }
+
+    @Test("Insufficient Authentication with passkey-capable devices pairs with MITM; with Just Works only it fails as pairing")
+    func pairsOnInsufficientAuthentication() async throws {
+        let capable = try await PairedRadios.start(central: .init(ioCapability: .keyboardOnly),
+                                                   peripheral: .init(ioCapability: .displayOnly))
+        let board = PasskeyBoard()
+        await capable.centralRadio.setPairingDelegate(board)
+        await capable.peripheralRadio.setPairingDelegate(board)
+        let (peripheral, characteristic) = try await Self.serveSecret(capable, permissions: [.readable, .readAuthenticationRequired])
+        #expect(try await capable.central.read(characteristic) == Data([42]))
+        #expect(await capable.central.securityLevel(of: peripheral) == .authenticated)
+        await capable.stop()
+
+        let plain = try await PairedRadios.start()
+        let (_, refused) = try await Self.serveSecret(plain, permissions: [.readable, .readAuthenticationRequired])
+        await #expect { try await plain.central.read(refused) } throws: { pairingFailure($0) == .smp(.authenticationRequirements) }
+        await plain.stop()
     }
 }

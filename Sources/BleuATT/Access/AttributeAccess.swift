@@ -67,6 +67,22 @@ public enum AttributeAccess {
         return nil
     }
 
+    /// The client's side of the same rules: the security a client raises the link to (by pairing,
+    /// or encrypting with a bond) before it sends a request again that the server refused with
+    /// `code` on a link at `current` — what CoreBluetooth does on Insufficient Authentication
+    /// (0x05: authenticated keys) and Insufficient Encryption (0x0F: any keys). `nil` when
+    /// pairing cannot help: another error, or the link already has that level (the server
+    /// wants more than this client can give, such as a longer key).
+    public static func securityToRetry(after code: ATTError, on current: SecurityLevel) -> SecurityLevel? {
+        let needed: SecurityLevel
+        switch code {
+        case .insufficientAuthentication: needed = .authenticated
+        case .insufficientEncryption: needed = .encrypted
+        default: return nil
+        }
+        return current < needed ? needed : nil
+    }
+
     /// The error for a value of `length` bytes written at `offset`, or `nil`: an offset past
     /// 512 answers Invalid Offset (0x07), a value reaching past 512 Invalid Attribute Value Length (0x0D).
     public static func lengthError(offset: Int, length: Int) -> ATTError? {

@@ -94,13 +94,12 @@ extension Engine {
         guard let link = links[linkID], link.client.busy, var head = link.client.operations.first,
               var procedure = head.procedure, procedure.outstanding != nil else { return }
         if case .errorResponse(_, _, let code) = pdu,
-           code == .insufficientAuthentication || code == .insufficientEncryption,
+           let required = AttributeAccess.securityToRetry(after: code, on: link.security),
            configuration.pairing.pairsOnInsufficientSecurity, !head.securityRetried {
             // What CoreBluetooth does: pair (or encrypt with a bond), then send the request again.
             head.securityRetried = true
             links[linkID]?.client.operations[0] = head
-            startSecurity(on: linkID, required: code == .insufficientAuthentication ? .authenticated : .encrypted,
-                          resumption: .attRequest)
+            startSecurity(on: linkID, required: required, resumption: .attRequest)
             return
         }
         let step = procedure.receive(pdu)

@@ -56,8 +56,10 @@ struct GATTServerState {
 
     // MARK: Links
 
-    mutating func linkOpened(_ handle: ConnectionHandle, peer: UUID, maxMTU: Int) {
-        clients[handle] = Client(peer: peer, connection: ATTServerConnection(maxMTU: maxMTU))
+    /// A client connected; the access rules accept its encrypted requests when the key has at
+    /// least `minimumKeySize` octets.
+    mutating func linkOpened(_ handle: ConnectionHandle, peer: UUID, maxMTU: Int, minimumKeySize: Int = 7) {
+        clients[handle] = Client(peer: peer, connection: ATTServerConnection(maxMTU: maxMTU, minimumKeySize: minimumKeySize))
         updates.linkOpened(handle)
     }
 

@@ -7,8 +7,8 @@ extension HCIRadio {
     // MARK: Discovery
 
     func discoverServices(_ uuids: [BluetoothUUID]?, on peer: UUID) async throws -> [RemoteService] {
+        guard case .services(let found) = try await procedure(.discoverPrimaryServices, on: peer) else { return [] }
         let link = try readyLink(peer)
-        guard case .services(let found) = try await link.bearer.run(.discoverPrimaryServices, mtu: link.mtu) else { return [] }
         client.discovered(services: found.map(\.uuid), on: link.handle)
         return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map {
             RemoteService(peripheral: peer, uuid: $0.uuid, isPrimary: true, handle: $0.handle, endHandle: $0.endHandle)
@@ -16,9 +16,8 @@ extension HCIRadio {
     }
 
     func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
-        let link = try readyLink(service.peripheral)
-        guard case .services(let found) = try await link.bearer.run(
-            .discoverIncludedServices(start: service.handle, end: service.endHandle), mtu: link.mtu) else { return [] }
+        guard case .services(let found) = try await procedure(
+            .discoverIncludedServices(start: service.handle, end: service.endHandle), on: service.peripheral) else { return [] }
         return found.filter { uuids == nil || uuids!.contains($0.uuid) }.map {
             RemoteService(peripheral: service.peripheral, uuid: $0.uuid, isPrimary: $0.isPrimary, handle: $0.handle,
                           endHandle: $0.endHandle)
@@ -26,9 +25,9 @@ extension HCIRadio {
     }
 
     func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
+        guard case .characteristics(let found) = try await procedure(
+            .discoverCharacteristics(start: service.handle, end: service.endHandle), on: service.peripheral) else { return [] }
         let link = try readyLink(service.peripheral)
-        guard case .characteristics(let found) = try await link.bearer.run(
-            .discoverCharacteristics(start: service.handle, end: service.endHandle), mtu: link.mtu) else { return [] }
         var result: [RemoteCharacteristic] = []
         for c in found {
             client.discovered(c.uuid, valueHandle: c.valueHandle, on: link.handle)
@@ -41,9 +40,8 @@ extension HCIRadio {
     }
 
     func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
-        let link = try readyLink(characteristic.peripheral)
-        guard case .descriptors(let found) = try await link.bearer.run(
-            .discoverDescriptors(valueHandle: characteristic.valueHandle, end: characteristic.endHandle), mtu: link.mtu)
+        guard case .descriptors(let found) = try await procedure(
+            .discoverDescriptors(valueHandle: characteristic.valueHandle, end: characteristic.endHandle), on: characteristic.peripheral)
         else { return [] }
         return found.map {
             RemoteDescriptor(peripheral: characteristic.peripheral, characteristic: characteristic.uuid,
@@ -62,8 +60,7 @@ extension HCIRadio {
     }
 
     private func readValue(_ handle: UInt16, of peer: UUID) async throws -> Data {
-        let link = try readyLink(peer)
-        guard case .value(let value) = try await link.bearer.run(.read(handle: handle), mtu: link.mtu) else { return Data() }
+        guard case .value(let value) = try await procedure(.read(handle: handle), on: peer) else { return Data() }
         return Data(value)
     }
 
@@ -101,7 +98,7 @@ extension HCIRadio {
     /// A Write Request, or prepared writes and an Execute Write for a value longer than one PDU.
     private func writeWithResponse(_ value: [UInt8], handle: UInt16, link: HCILink) async throws {
         guard value.count <= 512 else { throw BleuError.valueTooLong(length: value.count, maximum: 512) }
-        _ = try await link.bearer.run(.write(handle: handle, value: value), mtu: link.mtu)
+        _ = try await procedure(.write(handle: handle, value: value), on: link.peer)
     }
 
     func canSendWriteWithoutResponse(to peer: UUID) -> Bool {
@@ -148,8 +145,8 @@ extension HCIRadio {
         if let cccd = cccdToWrite {
             let bits: UInt16 = characteristic.properties.contains(.notify) ? 0x0001 : 0x0002
             do {
-                _ = try await link.bearer.run(.configure(valueHandle: valueHandle, end: characteristic.endHandle,
-                                                         descriptor: cccd, bits: bits), mtu: link.mtu)
+                _ = try await procedure(.configure(valueHandle: valueHandle, end: characteristic.endHandle,
+                                                   descriptor: cccd, bits: bits), on: peer)
             } catch {
                 if let subscription = client.unsubscribe(valueHandle, on: handle) {
                     for other in subscription.streams.values { other.finish(throwing: error) }
@@ -164,8 +161,31 @@ extension HCIRadio {
         let link = try readyLink(characteristic.peripheral)
         guard let subscription = client.unsubscribe(characteristic.valueHandle, on: link.handle) else { return }
         for stream in subscription.streams.values { stream.finish() }
-        _ = try await link.bearer.run(.configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle,
-                                                 descriptor: subscription.cccdHandle, bits: 0), mtu: link.mtu)
+        _ = try await procedure(.configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle,
+                                           descriptor: subscription.cccdHandle, bits: 0), on: characteristic.peripheral)
+    }
+
+    // MARK: Procedures
+
+    /// Runs a GATT procedure on the central link to `peer`. A request the server refuses for
+    /// want of security (``/BleuATT/AttributeAccess/securityToRetry(after:on:)``) pairs or
+    /// encrypts first and runs once more, as CoreBluetooth does, unless
+    /// ``HCIRadioConfiguration/pairsOnInsufficientSecurity`` is off; a failed pairing throws its
+    /// ``/BleuCore/BleuError/pairingFailed(_:)``.
+    private func procedure(_ kind: GATTProcedure.Kind, on peer: UUID) async throws -> GATTProcedure.Outcome {
+        let link = try readyLink(peer)
+        do {
+            return try await link.bearer.run(kind, mtu: link.mtu)
+        } catch BleuError.att(let code) {
+            guard configuration.pairsOnInsufficientSecurity,
+                  let required = AttributeAccess.securityToRetry(after: code, on: securityLevel(of: peer)) else {
+                throw BleuError.att(code)
+            }
+            logger.debug("the peripheral refused a request (\(code)); pairing to \(required), then trying once more")
+            try await pair(peer, minimum: required)
+            let again = try readyLink(peer)
+            return try await again.bearer.run(kind, mtu: again.mtu)
+        }
     }
 
     /// A notification or indication from the server of the link.

@@ -118,7 +118,7 @@ extension HCIRadio {
         }
         let link = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress,
                            addressType: event.peerAddressType, bearer: bearer)
-        server.linkOpened(handle, peer: peer, maxMTU: configuration.attMTU)
+        server.linkOpened(handle, peer: peer, maxMTU: configuration.attMTU, minimumKeySize: configuration.security.minimumKeySize)
         security.linkOpened(handle, role: role == .central ? .initiator : .responder)
         client.linkOpened(handle)
         linkLayer.linkOpened(handle, HCILinkParameters(interval: event.interval, latency: event.latency,

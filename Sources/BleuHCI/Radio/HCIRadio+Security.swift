@@ -156,6 +156,9 @@ extension HCIRadio {
                        wantsBonding: requirements.contains(.bonding)) { radio, link in
                 radio.startPairing(on: link, minimum: minimum)
             }
+        case (.initiator, .pairingRequest), (.responder, .securityRequest):
+            // Only a central initiates pairing and only a peripheral asks for it (Vol 3 Part H §3.5).
+            sendSMP(.pairingFailed(.commandNotSupported), on: handle)
         case (_, .pairingFailed(let reason)):
             // The peer refused a Security Request of ours, or a consent still pending.
             security[handle]?.awaitingConsent = false

@@ -80,6 +80,10 @@ public struct HCIRadioConfiguration: Sendable {
     /// How this device pairs (both roles): what it can show and enter, whether it bonds, what it
     /// demands of a pairing.
     public var security: SecurityManagerConfiguration
+    /// Whether the central pairs (or encrypts with its bond) when a request fails with
+    /// Insufficient Authentication or Insufficient Encryption, then sends it once more — what
+    /// CoreBluetooth does. When `false` the request fails with that ATT error.
+    public var pairsOnInsufficientSecurity: Bool
     /// How long the Security Manager waits for the peer's next PDU before the pairing fails
     /// (Vol 3 Part H §3.4: 30 s). After it expires no pairing runs on that connection again.
     public var smpTimeout: Duration
@@ -103,7 +107,8 @@ public struct HCIRadioConfiguration: Sendable {
                 maxConnections: Int = 8,
                 requestsDataLengthExtension: Bool = true, maxKnownPeers: Int = 1024,
                 l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16,
-                security: SecurityManagerConfiguration = SecurityManagerConfiguration(), smpTimeout: Duration = .seconds(30),
+                security: SecurityManagerConfiguration = SecurityManagerConfiguration(), pairsOnInsufficientSecurity: Bool = true,
+                smpTimeout: Duration = .seconds(30),
                 repeatedAttemptsDelay: Duration = .seconds(2), maximumRepeatedAttemptsDelay: Duration = .seconds(60)) {
         self.ownAddress = ownAddress
         self.deviceName = deviceName
@@ -128,6 +133,7 @@ public struct HCIRadioConfiguration: Sendable {
         self.l2capMPS = max(23, min(l2capMPS, 65533))
         self.l2capCredits = max(1, min(l2capCredits, 65535))
         self.security = security
+        self.pairsOnInsufficientSecurity = pairsOnInsufficientSecurity
         self.smpTimeout = smpTimeout
         self.repeatedAttemptsDelay = repeatedAttemptsDelay
         self.maximumRepeatedAttemptsDelay = max(repeatedAttemptsDelay, maximumRepeatedAttemptsDelay)
