@@ -101,7 +101,7 @@ struct BleuErrorTests {
         .invalidData(.channelProtocolViolation(.sduOverMTU(length: 600, mtu: 512))),
         .invalidData(.advertisingData(.doesNotFit(field: "local name", needed: 30, available: 28))),
         .notSupported(.characteristicProperties(BluetoothUUID.Characteristic.batteryLevel, [.read], .subscribe)),
-        .notSupported(.advertisingField(adType: 0xFF)),
+        .notSupported(.advertisingField(adType: 0xFF)), .notSupported(.explicitPairing),
         .limitReached(.queuedOperations(64)), .limitReached(.attributes(512)),
         .bufferOverflow(.streamCredit(16)),
         .pairingFailed(.channelSecurity(psm: 0x0080, result: 0x0008)),

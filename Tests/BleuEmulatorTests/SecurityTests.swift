@@ -95,4 +95,48 @@ struct SecurityTests {
         #expect(forgetful.bus.trace.contains { $0.kind == .smp && $0.detail == "Pairing Request" })
         #expect(forgetful.bus.bondCount == 0)
     }
+
+    @Test("pair now: the central encrypts on request and both sides report the level; a level the method cannot give fails as pairing")
+    func pairNow() async throws {
+        let fixture = try await Fixture.make(configuration: Self.configuration(.justWorks))
+        #expect(await fixture.central.securityLevel(of: fixture.peripheralID) == .unencrypted)
+        #expect(await fixture.central.securityLevel(of: UUID()) == nil, "no link, no level")
+        try await fixture.central.pair(fixture.peripheralID)
+        #expect(await fixture.central.securityLevel(of: fixture.peripheralID) == .encrypted)
+        #expect(fixture.bus.bondCount == 1)
+        fixture.bus.clearTrace()
+        try await fixture.central.pair(fixture.peripheralID)
+        #expect(!fixture.bus.trace.contains { $0.kind == .smp }, "already encrypted: nothing on air")
+        let error = await thrownError { try await fixture.central.pair(fixture.peripheralID, minimum: .authenticated) }
+        #expect(error as? BleuError == .pairingFailed(.smp(.authenticationRequirements)))
+        #expect(try await fixture.central.read(fixture[TestUUID.encrypted]) == Data(), "the link stays encrypted")
+    }
+
+    @Test("the peripheral asks for security: the central pairs (passkey entry here) and the peripheral sees the level")
+    func peripheralAsks() async throws {
+        let bus = EmulatorBus(configuration: Self.configuration(.passkeyEntry))
+        let peripheral = EmulatedPeripheralManager(bus: bus)
+        let central = EmulatedCentralManager(bus: bus, options: .init(passkeyHandler: { $0.displayedPasskey }))
+        let events = peripheral.events()
+        try await peripheral.startAdvertising(AdvertisingData(localName: "asks"))
+        let found = try await central.scan().first { $0.localName == "asks" }
+        let peripheralID = try #require(found?.peripheral)
+        await central.stopScan()
+        try await central.connect(peripheralID)
+        var centralID: UUID?
+        for await event in events {
+            if case .centralConnected(let id) = event {
+                centralID = id
+                break
+            }
+        }
+        let id = try #require(centralID)
+        #expect(await peripheral.securityLevel(of: id) == .unencrypted)
+        try await peripheral.pair(id, minimum: .authenticated)
+        #expect(await peripheral.securityLevel(of: id) == .authenticated)
+        #expect(await central.securityLevel(of: peripheralID) == .authenticated)
+        let stranger = UUID()
+        let error = await thrownError { try await peripheral.pair(stranger) }
+        #expect(error as? BleuError == .notConnected(stranger))
+    }
 }

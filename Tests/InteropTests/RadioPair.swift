@@ -14,9 +14,13 @@ struct RadioPair {
     let central: HCICentralManager
     let peripheral: HCIPeripheralManager
 
-    static func start(configuration: HCIRadioConfiguration = HCIRadioConfiguration()) async throws -> RadioPair {
+    /// Both radios take `configuration`, the peripheral's with its own ``HCIRadioConfiguration/security``
+    /// when `peripheralSecurity` is given.
+    static func start(configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
+                      peripheralSecurity: SecurityManagerConfiguration? = nil) async throws -> RadioPair {
         let link = try await BumbleLink.start()
         var peripheralConfiguration = configuration
+        if let peripheralSecurity { peripheralConfiguration.security = peripheralSecurity }
         peripheralConfiguration.deviceName = "bleu-peripheral"
         let peripheralRadio = try await BumbleLink.radio(port: link.portB, configuration: peripheralConfiguration, name: "peripheral")
         let centralRadio = try await BumbleLink.radio(port: link.portA, configuration: configuration, name: "central")

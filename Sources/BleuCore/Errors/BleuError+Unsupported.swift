@@ -21,6 +21,9 @@ extension BleuError {
         case noCentralRole
         /// The actor system has no peripheral manager, so it cannot host or advertise actors.
         case noPeripheralRole
+        /// The backend pairs only when the peer's attributes require it: it has no call that
+        /// pairs or asks for security (CoreBluetooth).
+        case explicitPairing
         /// The platform's Bluetooth stack does not support the operation.
         case platform(PlatformError)
 
@@ -38,6 +41,8 @@ extension BleuError {
                 "the backend writes the Client Characteristic Configuration descriptor itself; use subscribe(to:) and unsubscribe(from:)"
             case .noCentralRole: "this actor system has no central manager"
             case .noPeripheralRole: "this actor system has no peripheral manager"
+            case .explicitPairing:
+                "this backend pairs only when the peer's attributes require it; it has no call that pairs or asks for security"
             case .platform(let error): "\(error)"
             }
         }

@@ -148,6 +148,26 @@ public protocol CentralManager: AnyObject, Sendable {
     /// ``BleuError/disconnected(_:_:)`` when it drops before the controller answers.
     func readRSSI(of peripheral: UUID) async throws -> Int
 
+    // MARK: Security
+
+    /// How the link to `peripheral` is protected (LE security mode 1: unencrypted, encrypted,
+    /// authenticated), or `nil` when there is no link or the backend cannot tell (CoreBluetooth
+    /// does not say).
+    func securityLevel(of peripheral: UUID) async -> SecurityLevel?
+
+    /// Raises the link to `peripheral` to at least `minimum` and returns once it is there: the
+    /// link is encrypted with the bond's key when the bond is strong enough, else the devices
+    /// pair (asking the user what the association model needs). A backend also does this by
+    /// itself when a request fails with Insufficient Authentication or Encryption, as
+    /// CoreBluetooth does.
+    ///
+    /// Throws ``BleuError/pairingFailed(_:)`` with the cause (an SMP reason such as
+    /// ``SMPReason/authenticationRequirements`` when the devices cannot reach `minimum`, a
+    /// failed encryption, the timeout), ``BleuError/notConnected(_:)`` without a link, and
+    /// ``BleuError/notSupported(_:)`` with ``BleuError/Unsupported/explicitPairing`` on a backend
+    /// that pairs only when an attribute requires it (CoreBluetooth).
+    func pair(_ peripheral: UUID, minimum: SecurityLevel) async throws
+
     // MARK: L2CAP
 
     /// Opens an LE credit-based L2CAP channel to a PSM the peripheral published, returning once
@@ -169,5 +189,20 @@ extension CentralManager {
     /// Connects without a timeout of the caller's own.
     public func connect(_ peripheral: UUID) async throws {
         try await connect(peripheral, timeout: nil)
+    }
+
+    /// Encrypts the link to `peripheral` (from the bond, or by pairing): ``pair(_:minimum:)``
+    /// with ``SecurityLevel/encrypted``.
+    public func pair(_ peripheral: UUID) async throws {
+        try await pair(peripheral, minimum: .encrypted)
+    }
+
+    /// A backend that cannot tell: `nil`.
+    public func securityLevel(of peripheral: UUID) async -> SecurityLevel? { nil }
+
+    /// A backend with no call that pairs: throws ``BleuError/notSupported(_:)`` with
+    /// ``BleuError/Unsupported/explicitPairing``.
+    public func pair(_ peripheral: UUID, minimum: SecurityLevel) async throws {
+        throw BleuError.notSupported(.explicitPairing)
     }
 }

@@ -79,6 +79,18 @@ public protocol PeripheralManager: AnyObject, Sendable {
     /// when the central is not connected.
     func maximumUpdateValueLength(for central: UUID) async -> Int?
 
+    // MARK: Security
+
+    /// How the link to `central` is protected, or `nil` when there is no link or the backend
+    /// cannot tell.
+    func securityLevel(of central: UUID) async -> SecurityLevel?
+
+    /// Asks `central` to raise the link to at least `minimum` (an SMP Security Request) and
+    /// returns once it has, by encrypting with its bond or pairing. Throws as
+    /// ``CentralManager/pair(_:minimum:)`` does — ``BleuError/pairingFailed(_:)`` also when the
+    /// central refuses or does not answer within the Security Manager's 30 seconds.
+    func pair(_ central: UUID, minimum: SecurityLevel) async throws
+
     // MARK: L2CAP
 
     /// Publishes an L2CAP channel and returns the PSM the backend assigned (never one in use).
@@ -93,6 +105,20 @@ public protocol PeripheralManager: AnyObject, Sendable {
 }
 
 extension PeripheralManager {
+    /// Asks `central` to encrypt the link: ``pair(_:minimum:)`` with ``SecurityLevel/encrypted``.
+    public func pair(_ central: UUID) async throws {
+        try await pair(central, minimum: .encrypted)
+    }
+
+    /// A backend that cannot tell: `nil`.
+    public func securityLevel(of central: UUID) async -> SecurityLevel? { nil }
+
+    /// A backend that cannot ask for security: throws ``BleuError/notSupported(_:)`` with
+    /// ``BleuError/Unsupported/explicitPairing``.
+    public func pair(_ central: UUID, minimum: SecurityLevel) async throws {
+        throw BleuError.notSupported(.explicitPairing)
+    }
+
     /// Advertises without a scan response.
     public func startAdvertising(_ advertisement: AdvertisingData) async throws {
         try await startAdvertising(advertisement, scanResponse: nil)

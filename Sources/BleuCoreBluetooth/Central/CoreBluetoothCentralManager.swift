@@ -30,6 +30,10 @@ import CoreBluetoothEmulator
 /// - **Reads and notifications.** CoreBluetooth reports both through one callback: a read takes
 ///   the next value reported for its characteristic, and while notifications are on, the
 ///   subscribers get that value too.
+/// - **Pairing.** CoreBluetooth pairs by itself when a request needs it and has no call that
+///   pairs: ``/BleuCore/CentralManager/pair(_:minimum:)`` throws
+///   ``/BleuCore/BleuError/Unsupported/explicitPairing`` and
+///   ``/BleuCore/CentralManager/securityLevel(of:)`` is `nil` (CoreBluetooth does not say).
 public final class CoreBluetoothCentralManager: CentralManager {
     /// The most events one ``events()`` stream holds for a slow consumer; past that the oldest
     /// are dropped, as ``/BleuCore/CentralManager/events()`` allows.

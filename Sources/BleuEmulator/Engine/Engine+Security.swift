@@ -7,6 +7,16 @@ import Foundation
 /// (LE Secure Connections: Just Works, or passkey entry with its 20 confirm rounds), then the
 /// Link Layer encryption start; a bond's keys skip straight to the encryption start.
 extension Engine {
+    /// A manager asks for at least `minimum` on the link ("pair now", or a peripheral's Security
+    /// Request, which a central answers by pairing as CoreBluetooth does): the operation
+    /// succeeds at once when the link has it, else once pairing (or the bond's encryption)
+    /// gives it.
+    mutating func raiseSecurity(on linkID: LinkID, to minimum: SecurityLevel, operation: OperationID) {
+        guard let link = links[linkID] else { return fail(operation, BleuError.invalidState(.connectionClosed(handle: 0))) }
+        if link.security >= minimum { return succeed(operation) }
+        startSecurity(on: linkID, required: minimum, resumption: .operation(operation, minimum: minimum))
+    }
+
     /// Raises the link's security to `required`, then resumes what waits for it. Requests that
     /// arrive meanwhile wait behind the one that triggered it.
     mutating func startSecurity(on linkID: LinkID, required: SecurityLevel, resumption: PairingResumption) {
@@ -134,6 +144,9 @@ extension Engine {
                 if let request = links[linkID]?.client.operations.first?.procedure?.outstanding { sendRequest(request, on: linkID) }
             case .channelOpen(let channel):
                 retryChannelOpen(channel)
+            case let .operation(id, minimum):
+                // The same shortfall BleuHCI reports: the association model could not give it.
+                if pairing.level >= minimum { succeed(id) } else { fail(id, BleuError.pairingFailed(.smp(.authenticationRequirements))) }
             }
         }
     }
@@ -148,6 +161,8 @@ extension Engine {
                 finishHead(on: linkID, .failure(BleuError.pairingFailed(.smp(reason))))
             case .channelOpen(let channel):
                 failChannelOpen(channel, BleuError.pairingFailed(.smp(reason)))
+            case .operation(let id, _):
+                fail(id, BleuError.pairingFailed(.smp(reason)))
             }
         }
     }

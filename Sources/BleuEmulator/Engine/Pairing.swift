@@ -38,6 +38,8 @@ enum PairingResumption {
     case attRequest
     /// Resend a channel connection request.
     case channelOpen(ChannelID)
+    /// A manager's "pair now": succeed once the link reaches `minimum`, else fail.
+    case operation(OperationID, minimum: SecurityLevel)
 }
 
 struct BondKey: Hashable {

@@ -179,6 +179,27 @@ public final class EmulatedCentralManager: CentralManager {
         try readRSSINow(of: peripheral)
     }
 
+    // MARK: Security
+
+    public func securityLevel(of peripheral: UUID) async -> SecurityLevel? {
+        bus.withEngine { engine in
+            // No link: no level (the documented `nil`).
+            (try? engine.requireLink(central: key, generation: generation, peripheral: peripheral)).flatMap { engine.links[$0]?.security }
+        }
+    }
+
+    /// Raises the link as ``/BleuCore/CentralManager/pair(_:minimum:)`` says, by the bus's
+    /// ``PairingConfiguration``: its method decides the level pairing gives (Just Works:
+    /// encrypted; passkey entry: authenticated, asking this manager's passkey handler).
+    public func pair(_ peripheral: UUID, minimum: SecurityLevel) async throws {
+        let _: OperationResult = try await bus.awaiting { id, completion in
+            bus.begin(id, { engine, id throws(BleuError) in
+                let link = try engine.requireLink(central: key, generation: generation, peripheral: peripheral)
+                engine.raiseSecurity(on: link, to: minimum, operation: id)
+            }, completion: completion)
+        }
+    }
+
     // MARK: L2CAP
 
     public func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel {

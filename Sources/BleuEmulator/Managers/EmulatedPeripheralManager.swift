@@ -120,6 +120,30 @@ public final class EmulatedPeripheralManager: PeripheralManager {
         maximumUpdateValueLengthNow(for: central)
     }
 
+    // MARK: Security
+
+    public func securityLevel(of central: UUID) async -> SecurityLevel? {
+        bus.withEngine { engine in linkID(to: central, in: engine).flatMap { engine.links[$0]?.security } }
+    }
+
+    /// Asks the central for security as ``/BleuCore/PeripheralManager/pair(_:minimum:)`` says;
+    /// the emulated central answers as CoreBluetooth does, by pairing (or encrypting with the
+    /// bond) under the bus's ``PairingConfiguration``.
+    public func pair(_ central: UUID, minimum: SecurityLevel) async throws {
+        let _: OperationResult = try await bus.awaiting { id, completion in
+            bus.begin(id, { engine, id throws(BleuError) in
+                _ = try engine.poweredPeripheral(key, generation: generation)
+                guard let link = linkID(to: central, in: engine) else { throw .notConnected(central) }
+                engine.raiseSecurity(on: link, to: minimum, operation: id)
+            }, completion: completion)
+        }
+    }
+
+    /// The link between this peripheral and `central`.
+    private func linkID(to central: UUID, in engine: Engine) -> LinkID? {
+        engine.peripherals[key]?.links.values.first { engine.links[$0]?.centralID == central }
+    }
+
     // MARK: L2CAP
 
     public func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16 {

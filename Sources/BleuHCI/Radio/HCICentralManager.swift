@@ -53,12 +53,12 @@ public final class HCICentralManager: CentralManager {
 
     /// Raises the link to `peripheral` to at least `minimum`: encrypts with the bond's key when
     /// it is strong enough, else pairs. See ``HCIRadio/pair(_:minimum:)``.
-    public func pair(_ peripheral: UUID, minimum: SecurityLevel = .encrypted) async throws {
+    public func pair(_ peripheral: UUID, minimum: SecurityLevel) async throws {
         try await radio.pair(peripheral, minimum: minimum)
     }
 
     /// How the link to `peripheral` is protected now.
-    public func securityLevel(of peripheral: UUID) async -> SecurityLevel {
+    public func securityLevel(of peripheral: UUID) async -> SecurityLevel? {
         await radio.securityLevel(of: peripheral)
     }
 

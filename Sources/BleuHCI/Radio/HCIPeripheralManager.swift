@@ -76,12 +76,12 @@ public final class HCIPeripheralManager: PeripheralManager {
 
     /// Asks `central` to raise the link to at least `minimum` (a Security Request) and returns
     /// once it has, by encrypting with its bond or pairing. See ``HCIRadio/pair(_:minimum:)``.
-    public func pair(_ central: UUID, minimum: SecurityLevel = .encrypted) async throws {
+    public func pair(_ central: UUID, minimum: SecurityLevel) async throws {
         try await radio.pair(central, minimum: minimum)
     }
 
     /// How the link to `central` is protected now.
-    public func securityLevel(of central: UUID) async -> SecurityLevel {
+    public func securityLevel(of central: UUID) async -> SecurityLevel? {
         await radio.securityLevel(of: central)
     }
 

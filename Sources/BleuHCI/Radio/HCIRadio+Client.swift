@@ -178,7 +178,7 @@ extension HCIRadio {
             return try await link.bearer.run(kind, mtu: link.mtu)
         } catch BleuError.att(let code) {
             guard configuration.pairsOnInsufficientSecurity,
-                  let required = AttributeAccess.securityToRetry(after: code, on: securityLevel(of: peer)) else {
+                  let required = AttributeAccess.securityToRetry(after: code, on: securityLevel(of: peer) ?? .unencrypted) else {
                 throw BleuError.att(code)
             }
             logger.debug("the peripheral refused a request (\(code)); pairing to \(required), then trying once more")

@@ -15,10 +15,9 @@ extension HCIRadio {
         pairingDelegate = delegate
     }
 
-    /// How the link to `peer` is protected now (``/BleuCore/SecurityLevel/unencrypted`` when
-    /// there is no link).
-    public func securityLevel(of peer: UUID) -> SecurityLevel {
-        connections.anyLink(to: peer).flatMap { security[$0.handle]?.security.level } ?? .unencrypted
+    /// How the link to `peer` is protected now (`nil` when there is no link).
+    public func securityLevel(of peer: UUID) -> SecurityLevel? {
+        connections.anyLink(to: peer).flatMap { security[$0.handle]?.security.level }
     }
 
     /// Raises the link to `peer` to at least `minimum` and returns once it is there.
@@ -31,7 +30,7 @@ extension HCIRadio {
     /// Throws ``/BleuCore/BleuError/pairingFailed(_:)`` with the SMP reason, the encryption's
     /// HCI status or the timeout; ``/BleuCore/BleuError/notConnected(_:)`` without a link;
     /// ``BondStoreError`` when the bond store cannot be read or the new bond cannot be kept.
-    public func pair(_ peer: UUID, minimum: SecurityLevel = .encrypted) async throws {
+    public func pair(_ peer: UUID, minimum: SecurityLevel) async throws {
         try requirePoweredOn()
         guard let link = connections.anyLink(to: peer), let state = security[link.handle] else {
             throw BleuError.notConnected(peer)
