@@ -16,11 +16,14 @@ from bumble import l2cap
 from bumble.device import Peer
 from bumble.gatt import (
     GATT_BATTERY_LEVEL_CHARACTERISTIC,
+    GATT_CHARACTERISTIC_PRESENTATION_FORMAT_DESCRIPTOR,
+    GATT_CHARACTERISTIC_USER_DESCRIPTION_DESCRIPTOR,
     GATT_BATTERY_SERVICE,
     GATT_DEVICE_INFORMATION_SERVICE,
     GATT_MANUFACTURER_NAME_STRING_CHARACTERISTIC,
     Characteristic,
     CharacteristicValue,
+    Descriptor,
     Service,
 )
 from bumble.hci import Address
@@ -58,7 +61,8 @@ def configure_pairing(device, mode):
 
 def serve_gatt(device, report, secret=False):
     """Adds the services and the echo channel to `device` (and, with `secret`, a characteristic
-    that requires encryption); returns the channel's PSM."""
+    that requires encryption, with a user description and a presentation format); returns the
+    channel's PSM."""
     level = Characteristic(GATT_BATTERY_LEVEL_CHARACTERISTIC,
                            Characteristic.Properties.READ | Characteristic.Properties.NOTIFY,
                            Characteristic.READABLE, bytes([0x57]))
@@ -77,7 +81,12 @@ def serve_gatt(device, report, secret=False):
             Characteristic(INPUT, Characteristic.Properties.WRITE_WITHOUT_RESPONSE, Characteristic.WRITEABLE,
                            recorder(INPUT)),
         ] + ([Characteristic(SECRET, Characteristic.Properties.READ,
-                             Characteristic.READABLE | Characteristic.READ_REQUIRES_ENCRYPTION, b'secret')]
+                             Characteristic.READABLE | Characteristic.READ_REQUIRES_ENCRYPTION, b'secret', descriptors=[
+                                 Descriptor(GATT_CHARACTERISTIC_USER_DESCRIPTION_DESCRIPTOR, Descriptor.READABLE,
+                                            b'the secret'),
+                                 # UTF-8 string, exponent 0, unitless, Bluetooth SIG namespace, description 0.
+                                 Descriptor(GATT_CHARACTERISTIC_PRESENTATION_FORMAT_DESCRIPTOR, Descriptor.READABLE,
+                                            bytes([0x19, 0x00, 0x00, 0x27, 0x01, 0x00, 0x00]))])]
              if secret else [])),
     ])
 

@@ -6,6 +6,6 @@ struct BleuCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bleu",
         abstract: "Bluetooth LE with distributed actors: demos and tools.",
-        subcommands: [DemoCommand.self, ServeCommand.self, ScanCommand.self, GATTCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, ScanCommand.self, GATTCommand.self, PairCommand.self, BondsCommand.self]
     )
 }

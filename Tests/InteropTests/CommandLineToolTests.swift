@@ -19,7 +19,10 @@ struct CommandLineToolTests {
         let line = scan.outputText.split(separator: "\n").first { $0.hasPrefix(peer) }
         #expect(line?.contains("\(peer) random  -50 dBm  connectable  name \"bumble-gatt\"") == true, "\(scan.outputText)")
 
-        let gatt = try await ToolProcess.run(["gatt", "--hci", "tcp:127.0.0.1:\(link.portA)", peer])
+        let folder = try Self.bondFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gatt = try await ToolProcess.run(["gatt", "--hci", "tcp:127.0.0.1:\(link.portA)", "--bonds",
+                                              folder.appendingPathComponent("bonds.json").path, peer])
         #expect(gatt.status == 0, "\(gatt.errorText)")
         for expected in ["Service 180F (Battery)", "Characteristic 2A19 (Battery Level)  [read, notify]", "Value: 57  = 87",
                          "Descriptor 2902 (Client Characteristic Configuration)", "Service 180A (Device Information)",
@@ -38,8 +41,10 @@ struct CommandLineToolTests {
 
         let link = try await BumbleLink.start()
         defer { link.stop() }
+        let folder = try Self.bondFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
         let missing = try await ToolProcess.run(["gatt", "--hci", "tcp:127.0.0.1:\(link.portA)", "C0:00:00:00:00:99",
-                                                 "--timeout", "1"])
+                                                 "--timeout", "1", "--bonds", folder.appendingPathComponent("bonds.json").path])
         #expect(missing.status != 0)
         #expect(missing.errorText == "Error: device C0:00:00:00:00:99 not found: nothing advertised from that address within 1.0 s\n")
 
@@ -65,5 +70,76 @@ struct CommandLineToolTests {
         let served = try await server.finish(limit: .seconds(40))
         #expect(served.status == 0, "\(served.errorText)")
         #expect(served.outputText.contains("stopped"))
+    }
+
+    /// A fresh folder for one test's bond file and identity.
+    static func bondFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-bonds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("bleu gatt pairs when a read needs encryption and decodes descriptors; bleu bonds lists the bond without keys and forgets it")
+    func gattPairsAndBonds() async throws {
+        let folder = try Self.bondFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bonds = folder.appendingPathComponent("bonds.json").path
+        let link = try await BumbleLink.start(peer: "advertise", name: "bumble-secure", extra: ["--pairing", "justworks"])
+        defer { link.stop() }
+        let peer = try #require(link.peer).description
+
+        let gatt = try await ToolProcess.run(["gatt", "--hci", "tcp:127.0.0.1:\(link.portA)", "--bonds", bonds, peer])
+        #expect(gatt.status == 0, "\(gatt.errorText)")
+        for expected in ["Characteristic 6E400005-B5A3-F393-E0A9-E50E24DCCA9E  [read]", "Value: 736563726574  = \"secret\"",
+                         "value 0000  = notifications off, indications off", "The link was encrypted",
+                         "Descriptor 2901 (Characteristic User Description)  handle 0x", "= \"the secret\"",
+                         "value 19000027010000  = format 0x19, exponent 0, unit 2700"] {
+            #expect(gatt.outputText.contains(expected), "missing \(expected) in:\n\(gatt.outputText)")
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: bonds)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "the bond file is its owner's only")
+        let identity = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("identity.json").path)
+        #expect((identity[.posixPermissions] as? Int) == 0o600)
+
+        let listing = try await ToolProcess.run(["bonds", "--bonds", bonds])
+        #expect(listing.status == 0, "\(listing.errorText)")
+        #expect(listing.outputText.contains("bond with \(peer)") && listing.outputText.contains("Secure Connections"),
+                "\(listing.outputText)")
+        // No key reaches the terminal: none of the hex strings the file keeps appears in the listing.
+        let file = try String(contentsOfFile: bonds, encoding: .utf8)
+        let keys = file.components(separatedBy: "\"").filter { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }
+        #expect(!keys.isEmpty, "the file keeps the LTK and the peer's IRK")
+        for key in keys { #expect(!listing.outputText.lowercased().contains(key.lowercased())) }
+        #expect(!gatt.outputText.lowercased().contains(keys[0].lowercased()))
+
+        let forget = try await ToolProcess.run(["bonds", "--bonds", bonds, "--forget", peer])
+        #expect(forget.status == 0 && forget.outputText.contains("Forgot the bond with \(peer)"), "\(forget.errorText)")
+        let empty = try await ToolProcess.run(["bonds", "--bonds", bonds])
+        #expect(empty.outputText.hasPrefix("No bonds in"), "\(empty.outputText)")
+        let again = try await ToolProcess.run(["bonds", "--bonds", bonds, "--forget", peer])
+        #expect(again.status != 0 && again.errorText.hasPrefix("Error: no bond with \(peer)"), "\(again.errorText)")
+    }
+
+    @Test("bleu pair with --passkey: passkey entry against Bumble's display gives authenticated keys; a wrong passkey fails in one line")
+    func pairWithPasskey() async throws {
+        let folder = try Self.bondFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bonds = folder.appendingPathComponent("bonds.json").path
+        let link = try await BumbleLink.start(peer: "advertise", name: "bumble-passkey", extra: ["--pairing", "passkey:123456"])
+        defer { link.stop() }
+        let peer = try #require(link.peer).description
+        let paired = try await ToolProcess.run(["pair", "--hci", "tcp:127.0.0.1:\(link.portA)", "--bonds", bonds, "--passkey", "123456",
+                                                "--authenticated", peer])
+        #expect(paired.status == 0, "\(paired.errorText)")
+        #expect(paired.outputText.contains("encrypted with authenticated keys"), "\(paired.outputText)")
+        #expect(paired.outputText.contains("Secure Connections, authenticated"), "\(paired.outputText)")
+
+        let other = try await BumbleLink.start(peer: "advertise", name: "bumble-passkey", extra: ["--pairing", "passkey:123456"])
+        defer { other.stop() }
+        let wrong = try await ToolProcess.run(["pair", "--hci", "tcp:127.0.0.1:\(other.portA)", "--bonds", bonds, "--passkey", "111111",
+                                               "--authenticated", try #require(other.peer).description])
+        #expect(wrong.status != 0)
+        #expect(wrong.errorText.hasPrefix("Error: pairing with") && wrong.errorText.split(separator: "\n").count == 1,
+                "\(wrong.errorText)")
     }
 }

@@ -19,22 +19,29 @@ struct ControllerOptions: ParsableArguments {
         }
     }
 
-    /// Opens the transport and starts a radio on it; failures are one line naming what failed.
-    func openRadio() async throws -> HCIRadio {
-        try await Self.openRadio(endpoint, deviceName: deviceName)
+    /// Opens the transport and starts a radio on it — with `security`, one that pairs, keeps its
+    /// bonds, and uses this host's lasting address; failures are one line naming what failed.
+    func openRadio(security: SecuritySetup? = nil) async throws -> HCIRadio {
+        try await Self.openRadio(endpoint, deviceName: deviceName, security: security)
     }
 
     /// Opens the controller at `text` and starts a radio on it; the radio counts its ATT PDUs in
     /// `attTraffic`, when given.
-    static func openRadio(_ text: String, deviceName: String, attTraffic: ATTTrafficCounter? = nil) async throws -> HCIRadio {
+    static func openRadio(_ text: String, deviceName: String, attTraffic: ATTTrafficCounter? = nil,
+                          security: SecuritySetup? = nil) async throws -> HCIRadio {
         guard let endpoint = HCIEndpoint(text) else { throw CommandFailure("'\(text)' is not a controller endpoint") }
         var logger = Logger(label: "bleu.hci")
         logger.logLevel = .error
         do {
             let transport = try await endpoint.openTransport()
-            let radio = HCIRadio(host: HCIHost(transport: transport),
-                                 configuration: HCIRadioConfiguration(deviceName: deviceName), logger: logger,
-                                 attTraffic: attTraffic)
+            var configuration = HCIRadioConfiguration(deviceName: deviceName)
+            if let security {
+                configuration.ownAddress = .randomStatic(security.identity.address.address)
+                configuration.security = security.configuration
+            }
+            let radio = HCIRadio(host: HCIHost(transport: transport), configuration: configuration, logger: logger,
+                                 attTraffic: attTraffic, bonds: security?.bonds ?? InMemoryBondStore())
+            if let security { await radio.setPairingDelegate(security.delegate) }
             try await radio.start()
             return radio
         } catch {

@@ -8,11 +8,17 @@ import Foundation
 struct GATTCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatt",
-        abstract: "Connect to a device and print its GATT database, with the value of every readable characteristic.",
-        discussion: "The device must be advertising (its address type is learnt from the scan). Example: bleu gatt --hci tcp:127.0.0.1:9000 C0:11:22:33:44:55"
+        abstract: "Connect to a device and print its GATT database, with the value of every readable characteristic and descriptor.",
+        discussion: """
+            The device must be advertising (its address type is learnt from the scan). A read the device refuses for want of \
+            security (Insufficient Authentication or Encryption) pairs — or encrypts with the bond kept from an earlier \
+            pairing — and reads again; a passkey is taken from --passkey or asked for on the terminal. \
+            Example: bleu gatt --hci tcp:127.0.0.1:9000 C0:11:22:33:44:55
+            """
     )
 
     @OptionGroup var controller: ControllerOptions
+    @OptionGroup var security: SecurityOptions
 
     @Argument(help: "The device's address, as `bleu scan` prints it.")
     var address: String
@@ -28,42 +34,21 @@ struct GATTCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         let target = BluetoothAddress(string: address)!
-        let radio = try await controller.openRadio()
+        let radio = try await controller.openRadio(security: try security.open())
         let central = HCICentralManager(radio: radio)
-        let wait = Duration.milliseconds(Int64(timeout * 1000))
         do {
-            let peer = try await find(target, central: central, radio: radio, within: wait)
-            do {
-                try await central.connect(peer, timeout: wait)
-            } catch {
-                throw CommandFailure("connection to \(target) failed: \(error)")
-            }
+            let peer = try await DeviceSearch.connect(target, central: central, radio: radio, seconds: timeout)
             print("Connected to \(target), ATT MTU \(try await central.attMTU(for: peer))")
             try await dump(peer, central: central)
+            if let level = await central.securityLevel(of: peer), level > .unencrypted {
+                print("The link was \(level == .authenticated ? "encrypted with authenticated keys" : "encrypted")")
+            }
             await central.cancelConnection(peer)
         } catch {
             await radio.stop()
             throw error
         }
         await radio.stop()
-    }
-
-    /// Scans until the device at `target` advertises.
-    private func find(_ target: BluetoothAddress, central: HCICentralManager, radio: HCIRadio,
-                      within wait: Duration) async throws -> UUID {
-        let advertisements = try await central.scan(ScanOptions(allowDuplicates: true))
-        let deadline = Task {
-            try? await Task.sleep(for: wait)
-            await central.stopScan()
-        }
-        defer { deadline.cancel() }
-        for try await advertisement in advertisements {
-            if await radio.address(of: advertisement.peripheral)?.address == target {
-                await central.stopScan()
-                return advertisement.peripheral
-            }
-        }
-        throw CommandFailure("device \(target) not found: nothing advertised from that address within \(timeout) s")
     }
 
     private func dump(_ peer: UUID, central: HCICentralManager) async throws {
@@ -83,8 +68,13 @@ struct GATTCommand: AsyncParsableCommand {
                     }
                 }
                 for descriptor in try await central.discoverDescriptors(for: characteristic) {
-                    let value = (try? await central.read(descriptor)).map { hexString($0) } ?? "unreadable"
-                    print("    Descriptor \(descriptor.uuid)  handle 0x\(hex4(descriptor.handle))  value \(value)")
+                    do {
+                        let value = try await central.read(descriptor)
+                        print("    Descriptor \(descriptor.uuid)  handle 0x\(hex4(descriptor.handle))  value \(hexString(value))"
+                              + DescriptorText.meaning(of: value, uuid: descriptor.uuid))
+                    } catch {
+                        print("    Descriptor \(descriptor.uuid)  handle 0x\(hex4(descriptor.handle))  unreadable (\(error))")
+                    }
                 }
             }
         }
@@ -92,12 +82,14 @@ struct GATTCommand: AsyncParsableCommand {
 
     /// What the SIG catalogue says a value means, printed after its bytes: `  = 87 %`, or why
     /// the bytes do not decode as the characteristic's value; nothing for a UUID it does not know.
+    /// A value the catalogue does not know is shown as text when it is printable UTF-8.
     static func meaning(of value: Data, uuid: BluetoothUUID) -> String {
         do {
-            return try SIGCatalogue.describe(value, of: uuid).map { "  = \($0)" } ?? ""
+            if let known = try SIGCatalogue.describe(value, of: uuid) { return "  = \(known)" }
         } catch {
             return "  (does not decode: \(error))"
         }
+        return DescriptorText.printable(value).map { "  = \"\($0)\"" } ?? ""
     }
 
     static func names(_ properties: CharacteristicProperties) -> String {

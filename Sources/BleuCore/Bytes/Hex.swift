@@ -16,3 +16,19 @@ package func hex4(_ value: UInt16) -> String { hex(value) }
 package func hexString<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     bytes.map { hex($0).lowercased() }.joined()
 }
+
+/// The package's one hex parser: the bytes two hex digits each (either case, no separators)
+/// spell, or `nil` when `text` is not an even number of hex digits.
+package func decodeHex(_ text: some StringProtocol) -> [UInt8]? {
+    guard text.utf8.count % 2 == 0 else { return nil }
+    var octets: [UInt8] = []
+    octets.reserveCapacity(text.utf8.count / 2)
+    var index = text.startIndex
+    while index < text.endIndex {
+        let next = text.index(index, offsetBy: 2)
+        guard let octet = UInt8(text[index..<next], radix: 16) else { return nil }
+        octets.append(octet)
+        index = next
+    }
+    return octets
+}

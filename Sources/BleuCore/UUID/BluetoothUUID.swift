@@ -180,16 +180,7 @@ extension BluetoothUUID {
     }
 
     private init?(hex32 text: String) {
-        guard !text.contains("-") else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
+        guard !text.contains("-"), let bytes = decodeHex(text) else { return nil }
         self.init(bigEndianBytes: bytes)
     }
 }

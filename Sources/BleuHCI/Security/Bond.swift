@@ -116,15 +116,7 @@ extension Bond: Codable {
 
     /// A 16-octet key written as 32 hexadecimal digits.
     private static func key(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
-        let text = try c.decode(String.self, forKey: key)
-        var octets: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex, let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex),
-              let octet = UInt8(text[index..<next], radix: 16) {
-            octets.append(octet)
-            index = next
-        }
-        guard octets.count == 16, index == text.endIndex else {
+        guard let octets = decodeHex(try c.decode(String.self, forKey: key)), octets.count == 16 else {
             throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not a 16-octet key")
         }
         return octets

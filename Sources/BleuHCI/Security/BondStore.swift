@@ -112,8 +112,28 @@ public final class FileBondStore: BondStore {
         } catch {
             throw .unwritable(path: path, reason: "\(error)")
         }
-        // Created with mode 0600 from the start (never readable by others, even for a moment),
-        // written in full and flushed before it replaces the old file.
+        try OwnerOnlyFile.replace(path, with: data)
+    }
+
+    private static func sorted(_ table: [PairingAddress: Bond]) -> [Bond] {
+        table.values.sorted { $0.peer.address < $1.peer.address }
+    }
+
+    /// The file's layout.
+    private struct File: Codable {
+        static let currentVersion = 1
+        var version: Int
+        var bonds: [Bond]
+    }
+}
+
+/// A file only its owner reads and writes (mode 0600), replaced atomically: what keeps keys on
+/// disk (the bond file, the local identity).
+enum OwnerOnlyFile {
+    /// Replaces the file at `path` with `data`: written beside it with mode 0600 from the start
+    /// (never readable by others, even for a moment), flushed, then renamed over it — a crash
+    /// leaves the old contents or the new ones, never half of either.
+    static func replace(_ path: String, with data: Data) throws(BondStoreError) {
         let temporary = path + ".new"
         _ = unlink(temporary)   // a leftover of a crash, if any
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -132,16 +152,5 @@ public final class FileBondStore: BondStore {
             _ = unlink(temporary)
             throw .unwritable(path: path, reason: reason)
         }
-    }
-
-    private static func sorted(_ table: [PairingAddress: Bond]) -> [Bond] {
-        table.values.sorted { $0.peer.address < $1.peer.address }
-    }
-
-    /// The file's layout.
-    private struct File: Codable {
-        static let currentVersion = 1
-        var version: Int
-        var bonds: [Bond]
     }
 }

@@ -62,8 +62,9 @@ public struct PairingAddress: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(address) (\(type))" }
 }
 
-/// An identity a device distributes: its identity resolving key and identity address.
-public struct PairingIdentity: Hashable, Sendable {
+/// An identity a device distributes: its identity resolving key and identity address. Its
+/// `description` never shows the key.
+public struct PairingIdentity: Hashable, Sendable, CustomStringConvertible {
     /// The IRK, most significant octet first.
     public var resolvingKey: [UInt8]
     public var address: PairingAddress
@@ -72,6 +73,8 @@ public struct PairingIdentity: Hashable, Sendable {
         self.resolvingKey = resolvingKey
         self.address = address
     }
+
+    public var description: String { "identity \(address)" }
 }
 
 /// A key that encrypts a link, with the EDIV and Rand that name it (both 0 for a Secure

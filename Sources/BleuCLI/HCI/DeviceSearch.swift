@@ -1,0 +1,38 @@
+import BleuCore
+import BleuHCI
+import Foundation
+
+/// Finding a device by its address before connecting.
+enum DeviceSearch {
+    /// Scans until the device at `target` advertises (the scan learns its address type), for
+    /// at most `wait` (`seconds` as the user gave it, for the message).
+    static func find(_ target: BluetoothAddress, central: HCICentralManager, radio: HCIRadio,
+                     within wait: Duration, seconds: Double) async throws -> UUID {
+        let advertisements = try await central.scan(ScanOptions(allowDuplicates: true))
+        let deadline = Task {
+            try? await Task.sleep(for: wait)
+            await central.stopScan()
+        }
+        defer { deadline.cancel() }
+        for try await advertisement in advertisements {
+            if await radio.address(of: advertisement.peripheral)?.address == target {
+                await central.stopScan()
+                return advertisement.peripheral
+            }
+        }
+        throw CommandFailure("device \(target) not found: nothing advertised from that address within \(seconds) s")
+    }
+
+    /// Finds and connects to the device at `target`; failures are one line.
+    static func connect(_ target: BluetoothAddress, central: HCICentralManager, radio: HCIRadio,
+                        seconds: Double) async throws -> UUID {
+        let wait = Duration.milliseconds(Int64(seconds * 1000))
+        let peer = try await find(target, central: central, radio: radio, within: wait, seconds: seconds)
+        do {
+            try await central.connect(peer, timeout: wait)
+        } catch {
+            throw CommandFailure("connection to \(target) failed: \(error)")
+        }
+        return peer
+    }
+}
