@@ -69,11 +69,11 @@ public final class BumbleLink: Sendable {
 
     /// A started radio on one of the link's controllers. `BLEU_HCI_TRACE=1` logs every frame.
     public static func radio(port: Int, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
-                             name: String = "radio") async throws -> HCIRadio {
+                             bonds: any BondStore = InMemoryBondStore(), name: String = "radio") async throws -> HCIRadio {
         var logger = Logger(label: "bleu.hci.\(name)")
         logger.logLevel = ProcessInfo.processInfo.environment["BLEU_HCI_TRACE"] == nil ? .warning : .trace
         let radio = HCIRadio(host: HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: port)),
-                             configuration: configuration, logger: logger)
+                             configuration: configuration, logger: logger, bonds: bonds)
         try await radio.start()
         return radio
     }

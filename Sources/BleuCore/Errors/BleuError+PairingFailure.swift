@@ -22,8 +22,11 @@ extension BleuError {
             case .channelSecurity(let psm, let result):
                 "the peripheral's channel on PSM 0x\(hex4(psm)) needs a secure link (result 0x\(hex4(result)))"
             case .encryption(let status):
-                status == 0x06 ? "the peer has no key for this bond (HCI status 0x06, PIN or Key Missing)"
-                    : "the link could not be encrypted (HCI status 0x\(hex2(status)))"
+                switch status {
+                case 0x06: "the peer has no key for this bond (HCI status 0x06, PIN or Key Missing)"
+                case 0x05: "the peer refused the key (HCI status 0x05, Authentication Failure)"
+                default: "the link could not be encrypted (HCI status 0x\(hex2(status)))"
+                }
             case .timeout: "the peer did not answer within the Security Manager's 30 s"
             case .platform(let error): "\(error)"
             }

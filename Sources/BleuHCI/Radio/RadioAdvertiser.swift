@@ -43,15 +43,18 @@ struct RadioAdvertiser {
                 .leSetScanResponseData(Array(response)),
             ]
         }
-        var commands: [HCICommand] = []
-        if ownAddressType == .randomDevice {
-            commands.append(.raw(.leSetAdvertisingSetRandomAddress, [0] + address.littleEndianBytes))
-        }
-        // Set 0, legacy ADV_IND PDUs (event properties: connectable, scannable, legacy).
-        commands += [
+        // Set 0, legacy ADV_IND PDUs (event properties: connectable, scannable, legacy). The set
+        // exists once its parameters are set: only then does it take a random address (a
+        // controller answers Unknown Advertising Identifier before, Vol 4 Part E §7.8.52).
+        var commands: [HCICommand] = [
             .leSetExtendedAdvertisingParameters(LEExtendedAdvertisingParameters(
                 handle: 0, eventProperties: [.connectable, .scannable, .legacy], intervalMin: interval, intervalMax: interval,
                 ownAddressType: ownAddressType)),
+        ]
+        if ownAddressType == .randomDevice {
+            commands.append(.raw(.leSetAdvertisingSetRandomAddress, [0] + address.littleEndianBytes))
+        }
+        commands += [
             .leSetExtendedAdvertisingData(LEExtendedAdvertisingData(data: Array(bytes))),
             .leSetExtendedScanResponseData(LEExtendedAdvertisingData(data: Array(response))),
         ]
