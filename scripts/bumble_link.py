@@ -6,7 +6,7 @@ does, but lets the OS pick the two free loopback ports (no race between choosing
 and says when it is ready. Optionally a Bumble host ("the peer") takes controller B in the same
 process.
 
-    bumble_link.py [--peer advertise|central] [--peer-address D0:00:00:00:00:02] [--name NAME]
+    bumble_link.py [--peer advertise|central|central-idle] [--peer-address D0:00:00:00:00:02] [--name NAME]
                    [--target ADDRESS] [--write-uuid UUID --write-value HEX] [--l2cap-psm PSM]
                    [--more-controllers N] [--pairing justworks|legacy|passkey:NNNNNN]
 
@@ -15,6 +15,7 @@ Prints one JSON line when ready: {"port_a": A, "port_b": B, "more_ports": [...],
 centrals against one peripheral).
 With `--peer advertise` the peer also serves GATT and an L2CAP channel (scripts/bumble_peers.py)
 and prints a JSON line for each write it receives.
+With `--peer central-idle` the peer only takes commands (the pairing matrix's `pair_with`).
 With `--peer central` the peer then connects to --target (a random address), exchanges MTU,
 discovers everything, reads every readable characteristic, writes --write-value to
 --write-uuid with response, subscribes to every notifying one, prints one more JSON line with
@@ -25,7 +26,14 @@ also serves a characteristic 6E400005-… that requires encryption (value "secre
 central peer pairs right after connecting and reports {"encrypted": true} in what it found.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
 
-Standard input also takes commands, one JSON object a line:
+Standard input also takes commands, one JSON object a line (the pairing matrix's as well):
+  {"pairing": {"io": 0-4, "sc": B, "mitm": B, "bonding": B, "accept": B}}
+                   how the peer pairs from now on (bumble_peers.MatrixDelegate: it prints
+                   {"display": N} and {"compare": N}, and confirms every comparison)
+  {"passkey": N}   the passkey the peer's user types when pairing asks for one
+  {"pair_with": ADDRESS}
+                   the peer connects to ADDRESS, pairs, prints {"paired": true} or {"paired":
+                   false, "error": …}, and disconnects on {"release": true}
   {"lose": true}   every LE connection on the link is lost: each controller tells its host
                    Disconnection Complete with reason 0x08 (Connection Timeout, what a
                    supervision timeout reports) and forgets the connection, so the hosts can
@@ -54,7 +62,7 @@ from bumble.link import LocalLink
 from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
-from bumble_peers import configure_pairing, run_central, serve_gatt
+from bumble_peers import configure_matrix_pairing, configure_pairing, pair_with, run_central, serve_gatt
 
 
 def loopback_socket():
@@ -78,19 +86,39 @@ def lose_every_connection(link):
             controller.on_le_disconnected(connection, CONNECTION_TIMEOUT)
 
 
-async def serve_stdin(link):
+async def serve_stdin(link, peer):
     """Runs the commands read from standard input until it closes."""
     loop = asyncio.get_running_loop()
+    passkeys = asyncio.Queue()
+    release = asyncio.Event()
     while line := await loop.run_in_executor(None, sys.stdin.readline):
         try:
             command = json.loads(line)
         except ValueError:
             print(f'bumble_link.py: not a JSON command: {line!r}', file=sys.stderr, flush=True)
             continue
-        if isinstance(command, dict) and command.get('lose'):
+        if not isinstance(command, dict):
+            print(f'bumble_link.py: unknown command: {line!r}', file=sys.stderr, flush=True)
+        elif command.get('lose'):
             lose_every_connection(link)
+        elif peer and 'pairing' in command:
+            configure_matrix_pairing(peer, command['pairing'], passkeys)
+        elif 'passkey' in command:
+            passkeys.put_nowait(command['passkey'])
+        elif peer and 'pair_with' in command:
+            release.clear()
+            loop.create_task(report_failures(pair_with(peer, command['pair_with'], release)))
+        elif command.get('release'):
+            release.set()
         else:
             print(f'bumble_link.py: unknown command: {line!r}', file=sys.stderr, flush=True)
+
+
+async def report_failures(work):
+    try:
+        await work
+    except Exception as error:  # noqa: BLE001 - reported to the test
+        print(json.dumps({'paired': False, 'error': repr(error)}), flush=True)
 
 
 def model_scan_responses(link):
@@ -141,7 +169,7 @@ def model_scan_responses(link):
 
 async def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument('--peer', choices=['none', 'advertise', 'central'], default='none')
+    parser.add_argument('--peer', choices=['none', 'advertise', 'central', 'central-idle'], default='none')
     parser.add_argument('--target')
     parser.add_argument('--write-uuid')
     parser.add_argument('--write-value', default='')
@@ -176,7 +204,11 @@ async def main():
             (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
         ]))
         psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True), secret=bool(args.pairing))
-        await peer.start_advertising(advertising_data=data, own_address_type=1)
+        # With --pairing the peer takes one connection after another (the pairing matrix), advertising
+        # quickly, so each connection finds it advertising at once.
+        await peer.start_advertising(advertising_data=data, own_address_type=1, auto_restart=bool(args.pairing),
+                                     advertising_interval_min=20 if args.pairing else None,
+                                     advertising_interval_max=20 if args.pairing else None)
     else:
         psm = None
 
@@ -187,7 +219,7 @@ async def main():
             print(json.dumps(await run_central(peer, args)), flush=True)
         except Exception as error:  # noqa: BLE001 - reported to the test
             print(json.dumps({'error': repr(error)}), flush=True)
-    await serve_stdin(link)
+    await serve_stdin(link, peer)
     for transport in transports:
         await transport.close()
 

@@ -11,6 +11,7 @@ run_central: connects to a target, exchanges MTU, discovers and reads everything
   reports what it found.
 """
 import asyncio
+import json
 
 from bumble import l2cap
 from bumble.device import Peer
@@ -57,6 +58,56 @@ def configure_pairing(device, mode):
     else:
         raise ValueError(f'unknown pairing mode {mode}')
     device.pairing_config_factory = lambda _connection: config
+
+
+class MatrixDelegate(PairingDelegate):
+    """The pairing matrix's Bumble user: shows passkeys and numbers as JSON lines
+    ({"display": N}, {"compare": N}), types the passkeys the test sends ({"passkey": N} on
+    standard input), confirms every comparison, and accepts or refuses pairing as configured."""
+
+    def __init__(self, io_capability, accepts, passkeys):
+        super().__init__(io_capability=io_capability)
+        self.accepts = accepts
+        self.passkeys = passkeys
+
+    async def accept(self):
+        return self.accepts
+
+    async def confirm(self, auto=False):
+        return True
+
+    async def compare_numbers(self, number, digits):
+        print(json.dumps({'compare': number}), flush=True)
+        return True
+
+    async def get_number(self):
+        return await self.passkeys.get()
+
+    async def display_number(self, number, digits):
+        print(json.dumps({'display': number}), flush=True)
+
+
+def configure_matrix_pairing(device, spec, passkeys):
+    """How `device` pairs from now on, from a {"pairing": {...}} command: io (SMP IO capability
+    0-4), sc, mitm, bonding, accept (false: refuse every pairing with Pairing Not Supported,
+    what a device without pairing answers too)."""
+    delegate = MatrixDelegate(spec['io'], spec.get('accept', True), passkeys)
+    config = PairingConfig(sc=spec['sc'], mitm=spec['mitm'], bonding=spec['bonding'], delegate=delegate)
+    device.pairing_config_factory = lambda _connection: config
+
+
+async def pair_with(device, target, release):
+    """Connects to `target`, pairs, reports {"paired": true, "encrypted": …} or {"paired": false,
+    "error": …}, and disconnects once `release` is set (the test has looked at its side)."""
+    connection = await device.connect(Address(target), own_address_type=1, timeout=10)
+    try:
+        await connection.pair()
+        report = {'paired': True, 'encrypted': connection.is_encrypted}
+    except Exception as error:  # noqa: BLE001 - reported to the test
+        report = {'paired': False, 'error': repr(error)}
+    print(json.dumps(report), flush=True)
+    await release.wait()
+    await connection.disconnect()
 
 
 def serve_gatt(device, report, secret=False):

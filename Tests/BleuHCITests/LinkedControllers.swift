@@ -9,8 +9,8 @@ import Foundation
 /// Encryption asks the peripheral's host for its key (LE Long Term Key Request); a matching
 /// reply encrypts both ends (Encryption Change, or Encryption Key Refresh Complete when already
 /// encrypted), a different key ends the connection (MIC Failure) and a negative reply fails the
-/// central's encryption (PIN or Key Missing). Unlike Bumble's virtual controllers, which report
-/// every encryption as a success without asking the peripheral, this checks the keys.
+/// central's encryption (PIN or Key Missing) — as Bumble 0.0.236's controllers do, here in
+/// memory and on an injected clock, with no Python.
 actor LinkedControllers {
     enum Side: Int, Sendable { case a, b }
 

@@ -94,6 +94,13 @@ public final class BumbleLink: Sendable {
         try process.send(Data(#"{"lose": true}"#.utf8 + [UInt8(ascii: "\n")]))
     }
 
+    /// Sends the script a command (one JSON object; see scripts/bumble_link.py). Throws if the
+    /// script is no longer running.
+    public func send(_ command: [String: any Sendable]) throws {
+        guard process.isRunning else { throw BumbleLinkError.notRunning }
+        try process.send(try JSONSerialization.data(withJSONObject: command) + [UInt8(ascii: "\n")])
+    }
+
     /// Closes the script's input (it exits) and terminates it; does not block.
     public func stop() {
         process.closeInput()

@@ -7,10 +7,9 @@ import Testing
 
 /// Our Security Manager against Bumble's (an independent SMP implementation), both roles, on
 /// Bumble's virtual link: Secure Connections Just Works, legacy Just Works, and Secure
-/// Connections passkey entry with Bumble displaying the passkey. Bumble's controllers report
-/// every encryption as a success without asking the peripheral's host for its key, so the keys'
-/// agreement is proved by what each side derives and distributes (and checked end to end by
-/// `RadioPairingTests` on controllers that compare them).
+/// Connections passkey entry with Bumble displaying the passkey. Bumble 0.0.236's controllers
+/// ask the peripheral's host for its key and compare it with the central's, so every encrypted
+/// link here also proves both sides derived the same key.
 @Suite("Interop: pairing with Bumble's Security Manager", .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
        .timeLimit(.minutes(1)))
 struct PairingBumbleTests {
