@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -154,6 +155,7 @@ let package = Package(
                 "BleuHCI", "BleuATT", "BleuCore", "ProcessSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // For the test targets that run child processes (the Python cross-checks, tshark, Bumble, the
@@ -213,3 +215,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The pairing state machine's libFuzzer target (Fuzz/SwiftPM), built by `scripts/fuzz.sh smp`
+// only: it links swift-crypto, so it is built by SwiftPM with `--sanitize fuzzer`, as a dynamic
+// library the fuzzer's driver loads.
+if ProcessInfo.processInfo.environment["BLEU_FUZZ"] != nil {
+    package.targets.append(.target(name: "BleuFuzz", dependencies: ["BleuHCI", "BleuCore"], path: "Fuzz/SwiftPM"))
+    package.products.append(.library(name: "BleuFuzz", type: .dynamic, targets: ["BleuFuzz"]))
+}

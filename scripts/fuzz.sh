@@ -2,7 +2,7 @@
 # Builds BleuWire's libFuzzer targets and runs each for a bounded time.
 #
 #   scripts/fuzz.sh                      # every target, 60 s each
-#   scripts/fuzz.sh cbor 600             # one target (compact | bleu24 | cbor | hci), 600 s
+#   scripts/fuzz.sh cbor 600             # one target (compact | bleu24 | cbor | hci | smp), 600 s
 #   scripts/fuzz.sh all 600 -jobs=1      # extra arguments go to libFuzzer
 #
 # Seeds come from Fuzz/Corpus/<target>/ (committed); the growing corpus and any crashing inputs
@@ -48,6 +48,15 @@ build_hci() {  # BleuHCI's parsers with BleuCore and BleuATT, as one module (the
     [ -x "$out/fuzz-hci" ] || { echo "error: fuzz-hci did not build" >&2; exit 1; }
 }
 
+build_smp() {  # the pairing state machine: SwiftPM builds it (it links swift-crypto) as a library the driver loads
+    echo "== build fuzz-smp"
+    BLEU_FUZZ=1 swift build -c release --sanitize fuzzer --product BleuFuzz --scratch-path "$out/spm" 2>&1 \
+        | grep -E "error|warning:|Compiling|Build" || true
+    local library="$PWD/$out/spm/release/libBleuFuzz.so"
+    [ -f "$library" ] || { echo "error: libBleuFuzz.so did not build" >&2; exit 1; }
+    clang -fsanitize=fuzzer -o "$out/fuzz-smp" "$library" -Wl,-rpath,"$(dirname "$library")"
+}
+
 run() {  # run <target> [libFuzzer arguments]
     local target=$1; shift
     mkdir -p "$out/corpus/$target" "$out/artifacts/$target"
@@ -56,13 +65,14 @@ run() {  # run <target> [libFuzzer arguments]
         -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 }
 
-for target in compact bleu24 cbor hci; do
+for target in compact bleu24 cbor hci smp; do
     [ "$which" = all ] || [ "$which" = "$target" ] || continue
     case $target in
         compact) build compact Fuzz/Targets/ReassemblerFuzzDriver.swift Fuzz/Targets/FuzzCompactReassembler.swift ;;
         bleu24)  build bleu24 Fuzz/Targets/ReassemblerFuzzDriver.swift Fuzz/Targets/FuzzBleu24Reassembler.swift ;;
         cbor)    build cbor Fuzz/Targets/FuzzCBORDecoder.swift ;;
         hci)     build_hci ;;
+        smp)     build_smp ;;
     esac
     run "$target" "$@"
 done

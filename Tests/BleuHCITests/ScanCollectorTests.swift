@@ -1,4 +1,5 @@
 import BleuCore
+import Logging
 import Testing
 
 @testable import BleuHCI
@@ -122,6 +123,40 @@ struct PeerDirectoryTests {
         }
         #expect(directory.entries.count == 16)
         #expect(directory.entry(first) != nil)
+    }
+
+    @Test("a bonded peer's rotating private addresses are one peer: the identity's identifier, or the one it paired under")
+    func resolvedIdentities() throws {
+        let irk = (0..<16).map { UInt8($0 * 7) }
+        let identity = PairingAddress(type: .randomDevice, address: BluetoothAddress(string: "D7:00:00:00:00:01")!)
+        var counter: UInt8 = 0
+        func rpa() -> BluetoothAddress { ResolvablePrivateAddress.make(irk: irk, random: { count in counter += 1; return (0..<count).map { _ in counter } }) }
+        let bonds = InMemoryBondStore([Bond(peer: identity, localRole: .initiator, longTermKey: LongTermKey(key: Array(repeating: 1, count: 16)),
+                                            secureConnections: true, authenticated: false, keySize: 16, peerResolvingKey: irk)])
+        let local = BluetoothAddress(string: "C1:00:00:00:00:01")!
+        let logger = Logger(label: "test")
+        func resolve(_ address: BluetoothAddress) -> PairingAddress? {
+            HCIRadio.bondedIdentity(of: PairingAddress(type: .randomDevice, address: address), in: bonds, logger: logger)
+        }
+
+        // A later run: every private address the IRK resolves is the identity's identifier.
+        var directory = PeerDirectory(localAddress: local, capacity: 16)
+        let (first, second) = (rpa(), rpa())
+        #expect(first != second && resolve(first) == identity && resolve(second) == identity)
+        let id = directory.identify(first, type: .randomDevice, resolve: { resolve(first) })
+        #expect(id == PeerDirectory.identifier(local: local, address: identity.address, type: .randomDevice))
+        #expect(directory.identify(second, type: .randomDevice, resolve: { resolve(second) }) == id)
+        #expect(directory.entry(id)?.address == second, "connecting uses the address the peer uses now")
+        let stranger = BluetoothAddress(string: "5A:00:00:00:00:01")!  // resolvable form, another IRK
+        #expect(resolve(stranger) == nil)
+        #expect(directory.identify(stranger, type: .randomDevice, resolve: { resolve(stranger) }) != id)
+        #expect(resolve(identity.address) == nil, "a static address resolves to nothing")
+
+        // The run that bonded: the peer keeps the identifier it paired under.
+        var pairing = PeerDirectory(localAddress: local, capacity: 16)
+        let pairedUnder = pairing.identify(first, type: .randomDevice)  // before the bond
+        pairing.noteIdentity(identity, of: pairedUnder)
+        #expect(pairing.identify(second, type: .randomDevice, resolve: { resolve(second) }) == pairedUnder)
     }
 
     @Test("endpoints parse the CLI's forms and refuse anything else")

@@ -1,6 +1,25 @@
+import ArgumentParser
 import BleuCore
 import BleuHCI
 import Foundation
+
+/// `ADDRESS [--timeout S]`: the device a command connects to.
+struct DeviceOptions: ParsableArguments {
+    @Argument(help: "The device's address, as `bleu scan` prints it.")
+    var address: String
+
+    @Option(help: "How long to look for the device and to connect, in seconds.")
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard BluetoothAddress(string: address) != nil else {
+            throw ValidationError("'\(address)' is not a device address (like C0:11:22:33:44:55)")
+        }
+    }
+
+    /// The address (valid once parsed).
+    var target: BluetoothAddress { BluetoothAddress(string: address)! }
+}
 
 /// Finding a device by its address before connecting.
 enum DeviceSearch {

@@ -20,24 +20,15 @@ struct GATTCommand: AsyncParsableCommand {
     @OptionGroup var controller: ControllerOptions
     @OptionGroup var security: SecurityOptions
 
-    @Argument(help: "The device's address, as `bleu scan` prints it.")
-    var address: String
+    @OptionGroup var device: DeviceOptions
 
-    @Option(help: "How long to look for the device and to connect, in seconds.")
-    var timeout: Double = 10
-
-    func validate() throws {
-        guard BluetoothAddress(string: address) != nil else {
-            throw ValidationError("'\(address)' is not a device address (like C0:11:22:33:44:55)")
-        }
-    }
 
     mutating func run() async throws {
-        let target = BluetoothAddress(string: address)!
+        let target = device.target
         let radio = try await controller.openRadio(security: try security.open())
         let central = HCICentralManager(radio: radio)
         do {
-            let peer = try await DeviceSearch.connect(target, central: central, radio: radio, seconds: timeout)
+            let peer = try await DeviceSearch.connect(target, central: central, radio: radio, seconds: device.timeout)
             print("Connected to \(target), ATT MTU \(try await central.attMTU(for: peer))")
             try await dump(peer, central: central)
             if let level = await central.securityLevel(of: peer), level > .unencrypted {

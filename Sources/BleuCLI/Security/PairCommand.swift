@@ -18,28 +18,19 @@ struct PairCommand: AsyncParsableCommand {
     @OptionGroup var controller: ControllerOptions
     @OptionGroup var security: SecurityOptions
 
-    @Argument(help: "The device's address, as `bleu scan` prints it.")
-    var address: String
+    @OptionGroup var device: DeviceOptions
 
     @Flag(help: "Demand keys protected against a man in the middle (passkey entry or numeric comparison).")
     var authenticated = false
 
-    @Option(help: "How long to look for the device and to connect, in seconds.")
-    var timeout: Double = 10
-
-    func validate() throws {
-        guard BluetoothAddress(string: address) != nil else {
-            throw ValidationError("'\(address)' is not a device address (like C0:11:22:33:44:55)")
-        }
-    }
 
     mutating func run() async throws {
-        let target = BluetoothAddress(string: address)!
+        let target = device.target
         let setup = try security.open()
         let radio = try await controller.openRadio(security: setup)
         let central = HCICentralManager(radio: radio)
         do {
-            let peer = try await DeviceSearch.connect(target, central: central, radio: radio, seconds: timeout)
+            let peer = try await DeviceSearch.connect(target, central: central, radio: radio, seconds: device.timeout)
             let minimum: SecurityLevel = authenticated ? .authenticated : .encrypted
             do {
                 try await central.pair(peer, minimum: minimum)

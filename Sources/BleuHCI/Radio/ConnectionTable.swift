@@ -50,10 +50,18 @@ struct ConnectionTable {
     // MARK: Peers
 
     /// The peer's identifier, remembering it (and its name); connected peers are never forgotten
-    /// to make room in the directory.
-    mutating func identify(_ address: BluetoothAddress, type: AddressType, name: String? = nil) -> UUID {
+    /// to make room in the directory. `resolve` gives the identity a bond resolves the address to
+    /// (``PeerDirectory/identify(_:type:name:isProtected:resolve:)``).
+    mutating func identify(_ address: BluetoothAddress, type: AddressType, name: String? = nil,
+                           resolve: () -> PairingAddress? = { nil }) -> UUID {
         let links = self.links
-        return peers.identify(address, type: type, name: name, isProtected: { id in links.values.contains { $0.peer == id } })
+        return peers.identify(address, type: type, name: name, isProtected: { id in links.values.contains { $0.peer == id } },
+                              resolve: resolve)
+    }
+
+    /// The peer `id` paired and gave its identity (``PeerDirectory/noteIdentity(_:of:)``).
+    mutating func noteIdentity(_ identity: PairingAddress, of id: UUID) {
+        peers.noteIdentity(identity, of: id)
     }
 
     /// Starts over with a directory for a new local address (the radio started).

@@ -108,7 +108,7 @@ extension HCIRadio {
             if role == .central { connections.attemptFailed(status: event.status) }
             return
         }
-        let peer = connections.identify(event.peerAddress, type: event.peerAddressType)
+        let peer = identifyPeer(event.peerAddress, type: event.peerAddressType)
         let handle = ConnectionHandle(event.handle)
         // The bearer's PDUs go straight onto the pipeline's frame lane (a yield, no hop); once
         // the link closes, the bearer is closed too and sends nothing more.

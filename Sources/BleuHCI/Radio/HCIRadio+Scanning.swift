@@ -29,7 +29,7 @@ extension HCIRadio {
     }
 
     func scanReport(_ report: ScanReport) {
-        scanner.receive(report) { connections.identify($0.address, type: $0.addressType, name: $0.data.localName) }
+        scanner.receive(report) { identifyPeer($0.address, type: $0.addressType, name: $0.data.localName) }
         scheduleScanExpiry()
     }
 
@@ -43,7 +43,7 @@ extension HCIRadio {
     }
 
     private func expireScan(_ id: RadioScanner.ID) {
-        guard scanner.expire(id, identify: { connections.identify($0.address, type: $0.addressType, name: $0.data.localName) })
+        guard scanner.expire(id, identify: { identifyPeer($0.address, type: $0.addressType, name: $0.data.localName) })
         else { return }
         scheduleScanExpiry()
     }

@@ -1,6 +1,7 @@
 import BleuATT
 import BleuCore
 import Foundation
+import Logging
 
 /// The Security Manager on each link (Core Spec Vol 3 Part H), both roles: pairing runs in a
 /// ``PairingSession`` per link, whose actions this shell carries out — SMP PDUs on the fixed
@@ -300,6 +301,7 @@ extension HCIRadio {
         let level: SecurityLevel = outcome.authenticated ? .authenticated : .encrypted
         let bonded = outcome.bonded ? ", bonded" : ""
         logger.info("paired with \(link.address) on \(handle): \(outcome.model), \(level), \(outcome.keySize)-octet key\(bonded)")
+        if let identity = outcome.peer.identity, outcome.bonded { connections.noteIdentity(identity.address, of: link.peer) }
         let role: PairingSession.Role = link.role == .central ? .initiator : .responder
         if let bond = Bond(outcome, localRole: role, peerAddress: pairingAddress(of: link)) {
             do {
@@ -387,6 +389,31 @@ extension HCIRadio {
     private func bond(of link: HCILink) -> Bond? {
         do {
             return try bonds.bond(resolving: pairingAddress(of: link))
+        } catch {
+            logger.error("the bond store cannot be read: \(error)")
+            return nil
+        }
+    }
+
+    /// The identifier of the peer at `address`; a bonded peer's private address resolves (with
+    /// the IRKs the bonds hold) to the identifier of its identity, so it is one peer as its
+    /// address changes.
+    func identifyPeer(_ address: BluetoothAddress, type: AddressType, name: String? = nil) -> UUID {
+        let bonds = self.bonds
+        let logger = self.logger
+        return connections.identify(address, type: type, name: name) {
+            Self.bondedIdentity(of: PairingAddress(type: type, address: address), in: bonds, logger: logger)
+        }
+    }
+
+    /// The identity address of the bonded peer whose IRK resolves `address`, when `address` is
+    /// a resolvable private address of one; a store that cannot be read is logged and resolves
+    /// nothing.
+    static func bondedIdentity(of address: PairingAddress, in bonds: any BondStore, logger: Logger) -> PairingAddress? {
+        guard address.typeBit == 1, ResolvablePrivateAddress.isResolvable(address.address) else { return nil }
+        do {
+            guard let bond = try bonds.bond(resolving: address), bond.peer != address else { return nil }
+            return bond.peer
         } catch {
             logger.error("the bond store cannot be read: \(error)")
             return nil

@@ -176,7 +176,7 @@ public actor HCIRadio {
     /// The identifier of the peer at `address`, so it can be connected without a scan (when its
     /// address type is known).
     public func identify(_ address: BluetoothAddress, type: AddressType) -> UUID {
-        connections.identify(address, type: type)
+        identifyPeer(address, type: type)
     }
 
     /// The radio's state: unknown before ``start()``, powered on while the controller runs,
