@@ -61,7 +61,8 @@ run() {  # run <target> [libFuzzer arguments]
     local target=$1; shift
     mkdir -p "$out/corpus/$target" "$out/artifacts/$target"
     echo "== run fuzz-$target for ${seconds}s"
-    "$out/fuzz-$target" "$out/corpus/$target" "Fuzz/Corpus/$target" \
+    # Swift's backtracer would take the crash before libFuzzer writes the input that caused it.
+    SWIFT_BACKTRACE=enable=no "$out/fuzz-$target" "$out/corpus/$target" "Fuzz/Corpus/$target" \
         -max_total_time="$seconds" -artifact_prefix="$out/artifacts/$target/" -print_final_stats=1 "$@"
 }
 

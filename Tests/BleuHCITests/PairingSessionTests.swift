@@ -25,6 +25,8 @@ struct PairingHarness {
     var failures: [PairingSession.Role: PairingFailure] = [:]
     var encryptedWith: LongTermKey?
     var pdus: [(from: PairingSession.Role, SMPPDU)] = []
+    /// PDUs a third party slips in right after each PDU a side receives.
+    var inject: (_ receiver: PairingSession.Role, _ received: SMPPDU) -> [SMPPDU] = { _, _ in [] }
 
     static let central = PairingAddress(type: .publicDevice, address: BluetoothAddress(string: "A1:A2:A3:A4:A5:A6")!)
     static let peripheral = PairingAddress(type: .randomDevice, address: BluetoothAddress(string: "C1:B2:B3:B4:B5:B6")!)
@@ -74,6 +76,7 @@ struct PairingHarness {
                 pdus.append((role, pdu))
                 let decoded = try SMPPDU(decoding: pdu.encoded)
                 queue += self[other].receive(decoded).map { (other, $0) }
+                for extra in inject(other, decoded) { queue += self[other].receive(extra).map { (other, $0) } }
             case .displayPasskey(let value):
                 shown[role] = value
             case .requestPasskey:
@@ -230,6 +233,32 @@ struct PairingSessionTests {
             #expect(actions == [.send(.pairingFailed(.dhKeyCheckFailed)), .failed(PairingFailure(reason: .dhKeyCheckFailed, byPeer: false))])
             #expect(session.receive(.pairingConfirm([UInt8](repeating: 0, count: 16))).isEmpty, "a failed session ignores what follows")
         }
+    }
+
+    @Test("a key sent twice fails the pairing: a second identification or identity address cannot rename what the bond keeps")
+    func duplicateKeys() throws {
+        let identity = PairingIdentity(resolvingKey: [UInt8](repeating: 9, count: 16),
+                                       address: PairingAddress(type: .randomDevice, address: BluetoothAddress(string: "C0:00:00:00:00:99")!))
+        let duplicates: [(SMPPDU) -> SMPPDU?] = [
+            { if case let .centralIdentification(ediv, rand) = $0 { .centralIdentification(ediv: ediv &+ 1, rand: rand) } else { nil } },
+            { if case .identityAddressInformation = $0 {
+                .identityAddressInformation(type: .randomDevice, address: BluetoothAddress(string: "C0:00:00:00:00:66")!) } else { nil } },
+        ]
+        for duplicate in duplicates {
+            var harness = PairingHarness(initiator: SecurityManagerConfiguration(supportsSecureConnections: false),
+                                         responder: SecurityManagerConfiguration(supportsSecureConnections: false, identity: identity),
+                                         seed: 7)
+            harness.inject = { receiver, received in receiver == .initiator ? duplicate(received).map { [$0] } ?? [] : [] }
+            try harness.run()
+            #expect(harness.outcomes[.initiator] == nil, "the initiator kept keys renamed by a second PDU")
+            #expect(harness.failures[.initiator] == PairingFailure(reason: .unspecifiedReason, byPeer: false))
+        }
+        // Without the duplicates the same pairing completes with the responder's keys.
+        var clean = PairingHarness(initiator: SecurityManagerConfiguration(supportsSecureConnections: false),
+                                   responder: SecurityManagerConfiguration(supportsSecureConnections: false, identity: identity), seed: 7)
+        try clean.run()
+        #expect(clean.outcomes[.initiator]?.peer.longTermKey == clean.outcomes[.responder]?.local.longTermKey)
+        #expect(clean.outcomes[.initiator]?.peer.identity == identity)
     }
 
     @Test("a PDU out of order fails the pairing with Unspecified Reason")

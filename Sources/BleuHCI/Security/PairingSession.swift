@@ -551,13 +551,14 @@ public struct PairingSession: Sendable {
         case .encryptionInformation(let key) where expectedPeerKeys.contains(.encryptionKey) && peerLTK == nil:
             peerLTK = key
             return []
-        case .centralIdentification(let ediv, let rand) where peerLTK != nil:
+        case .centralIdentification(let ediv, let rand) where expectedPeerKeys.contains(.encryptionKey) && peerLTK != nil:
+            // Once only: a second identification would rename the key the bond keeps.
             peerKeys.longTermKey = LongTermKey(key: peerLTK!, ediv: ediv, rand: rand)
             expectedPeerKeys.remove(.encryptionKey)
         case .identityInformation(let key) where expectedPeerKeys.contains(.identityKey) && peerIRK == nil:
             peerIRK = key
             return []
-        case .identityAddressInformation(let type, let address) where peerIRK != nil:
+        case .identityAddressInformation(let type, let address) where expectedPeerKeys.contains(.identityKey) && peerIRK != nil:
             peerKeys.identity = PairingIdentity(resolvingKey: peerIRK!, address: PairingAddress(type: type, address: address))
             expectedPeerKeys.remove(.identityKey)
         case .signingInformation(let key) where expectedPeerKeys.contains(.signingKey):
