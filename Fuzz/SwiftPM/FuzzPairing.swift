@@ -10,6 +10,7 @@
 
 import BleuCore
 import BleuHCI
+import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPairing(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -75,7 +76,7 @@ struct PairingRun {
     init(input: inout FuzzInput) {
         let random = CountingRandom(seed: UInt64(input.byte()) << 8 | UInt64(input.byte()))
         func configuration(_ bits: UInt8) -> SecurityManagerConfiguration {
-            SecurityManagerConfiguration(ioCapability: Self.capabilities[Int(bits % 5)], bonding: bits & 0x08 != 0,
+            SecurityManagerConfiguration(ioCapability: Self.capabilities[Int(bits & 0x07) % 5], bonding: bits & 0x08 != 0,
                                          requiresAuthentication: bits & 0x10 != 0, supportsSecureConnections: bits & 0x20 != 0,
                                          secureConnectionsOnly: bits & 0x40 != 0, minimumKeySize: 7 + Int(bits >> 7) * 9)
         }
@@ -111,6 +112,11 @@ struct PairingRun {
             default:
                 deliver({ $0.encryptionChanged() }, to: side)
             }
+        }
+        if ProcessInfo.processInfo.environment["BLEU_FUZZ_TRACE"] != nil {
+            // `fuzz-smp -runs=0 INPUT…` with this set shows how each input's pairing ended.
+            print("pairing: initiator \(outcomes[0].map { "\($0.model), bonded \($0.bonded)" } ?? (ended[0] ? "failed" : "unfinished")), "
+                  + "responder \(outcomes[1].map { "\($0.model)" } ?? (ended[1] ? "failed" : "unfinished"))")
         }
         if let first = outcomes[0], let second = outcomes[1] {
             check(first.secureConnections == second.secureConnections && first.keySize == second.keySize && first.model == second.model,
