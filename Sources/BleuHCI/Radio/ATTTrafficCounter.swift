@@ -2,7 +2,7 @@ import BleuCore
 
 /// Counts the ATT PDUs a radio sends and receives, and their bytes: for figures and demos
 /// (`bleu demo --hci` prints the ATT bytes each step puts on air). Give one to
-/// ``HCIRadio/init(host:configuration:clock:logger:attTraffic:)`` and read it whenever you like,
+/// ``HCIRadio/init(host:configuration:clock:logger:attTraffic:bonds:random:)`` and read it whenever you like,
 /// without waiting for the radio:
 ///
 /// ```swift
