@@ -17,7 +17,7 @@ struct PairedRadios {
     let peripheralBonds: InMemoryBondStore
 
     static func start(central: SecurityManagerConfiguration = .init(), peripheral: SecurityManagerConfiguration = .init(),
-                      pairsOnInsufficientSecurity: Bool = true,
+                      pairsOnInsufficientSecurity: Bool = true, centralBondStore: (any BondStore)? = nil,
                       clock: any Clock<Duration> = ContinuousClock()) async throws -> PairedRadios {
         let air = LinkedControllers()
         await air.run()
@@ -26,7 +26,7 @@ struct PairedRadios {
         let centralRadio = HCIRadio(host: HCIHost(transport: air.hostA, clock: clock),
                                     configuration: HCIRadioConfiguration(security: central,
                                                                          pairsOnInsufficientSecurity: pairsOnInsufficientSecurity),
-                                    clock: clock, bonds: centralBonds)
+                                    clock: clock, bonds: centralBondStore ?? centralBonds)
         let peripheralRadio = HCIRadio(host: HCIHost(transport: air.hostB, clock: clock),
                                        configuration: HCIRadioConfiguration(security: peripheral), clock: clock,
                                        bonds: peripheralBonds)
@@ -80,6 +80,14 @@ actor PasskeyBoard: PairingDelegate {
         let passkey = if let shown { shown } else { await withCheckedContinuation { waiting.append($0) } }
         return (passkey + typo) % 1_000_000
     }
+}
+
+/// A bond store whose saves fail.
+struct UnwritableBondStore: BondStore {
+    func bond(with peer: PairingAddress) -> Bond? { nil }
+    func bonds() -> [Bond] { [] }
+    func save(_ bond: Bond) throws(BondStoreError) { throw .unwritable(path: "nowhere", reason: "refused") }
+    func forget(_ peer: PairingAddress) -> Bool { false }
 }
 
 /// A delegate that refuses every pairing.
@@ -224,6 +232,17 @@ struct RadioPairingTests {
         let (third, _) = try await radios.connect()
         await #expect { try await radios.central.pair(third) } throws: { pairingFailure($0) == .encryption(status: 0x06) }
         #expect(await radios.central.securityLevel(of: third) == .unencrypted)
+        await radios.stop()
+    }
+
+    @Test("A bond store that cannot write: the link is encrypted, and pair() throws the store's error rather than succeed")
+    func unwritableBondStore() async throws {
+        let radios = try await PairedRadios.start(centralBondStore: UnwritableBondStore())
+        let (peripheral, _) = try await radios.connect()
+        await #expect { try await radios.central.pair(peripheral) } throws: { error in
+            (error as? BondStoreError) == .unwritable(path: "nowhere", reason: "refused")
+        }
+        #expect(await radios.central.securityLevel(of: peripheral) == .encrypted)
         await radios.stop()
     }
 

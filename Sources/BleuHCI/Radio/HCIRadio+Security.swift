@@ -307,10 +307,10 @@ extension HCIRadio {
             do {
                 try bonds.save(bond)
             } catch {
+                // The link is encrypted all the same; whoever waits learns the bond was not kept
+                // (failed before the level is applied, which would let them go on as if it were).
                 logger.error("the bond with \(link.address) could not be kept: \(error)")
-                applySecurity(LinkSecurity(level: level, keySize: outcome.keySize), on: handle)
                 failWaiters(on: handle, error)
-                return
             }
         }
         applySecurity(LinkSecurity(level: level, keySize: outcome.keySize), on: handle)
