@@ -28,19 +28,26 @@ distributed actor SecureVault: PeripheralActor {
     distributed func open() -> String { "vault opened" }
 }
 
-/// Shows the passkey the peripheral displays to the central's user, who types it.
+/// Shows the passkey the peripheral displays to the central's user, who types it — each passkey
+/// once, so a pairing tried again waits for its own passkey rather than typing the last one.
 actor SharedPasskey: PairingDelegate {
     private var shown: UInt32?
     private var waiting: [CheckedContinuation<UInt32, Never>] = []
 
     func display(passkey: UInt32, to peer: UUID) async {
-        shown = passkey
+        guard !waiting.isEmpty else {
+            shown = passkey
+            return
+        }
         for continuation in waiting { continuation.resume(returning: passkey) }
         waiting = []
     }
 
     func enterPasskey(for peer: UUID) async -> UInt32? {
-        if let shown { return shown }
+        if let shown {
+            self.shown = nil
+            return shown
+        }
         return await withCheckedContinuation { waiting.append($0) }
     }
 }
@@ -75,8 +82,12 @@ struct SecureActorsOverHCITests {
         let passkey = SharedPasskey()
         await pair.centralRadio.setPairingDelegate(passkey)
         await pair.peripheralRadio.setPairingDelegate(passkey)
-        let peripheralSystem = BLEActorSystem(peripheralManager: pair.peripheral, configuration: .fast)
-        let centralSystem = BLEActorSystem(centralManager: pair.central, configuration: .fast)
+        // Passkey entry is part of the link's set-up here: 40 PDUs through Bumble's Python link
+        // take seconds on a loaded machine, more than `.fast`'s 5-second set-up allows.
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.connectionTimeout = .seconds(20)
+        let peripheralSystem = BLEActorSystem(peripheralManager: pair.peripheral, configuration: configuration)
+        let centralSystem = BLEActorSystem(centralManager: pair.central, configuration: configuration)
         let vault = SecureVault(actorSystem: peripheralSystem)
         try await peripheralSystem.startAdvertising(vault)
         let remote = try await centralSystem.connect(to: vault.id, as: SecureVault.self)
