@@ -77,8 +77,8 @@ extension CBAttributePermissions {
     /// The closest CoreBluetooth permissions.
     ///
     /// Readable, writeable and the two encryption requirements map one to one. CoreBluetooth
-    /// has no authentication requirement: BleuCore's read (write) authentication requirement
-    /// becomes `readEncryptionRequired` (`writeEncryptionRequired`), the CoreBluetooth
+    /// has no authentication requirement: BleuCore's read (write) authentication and Secure
+    /// Connections requirements become `readEncryptionRequired` (`writeEncryptionRequired`), the CoreBluetooth
     /// requirement it implies, so the value stays protected by pairing. CoreBluetooth has no
     /// authorization requirement either (a CoreBluetooth app authorizes each request in its
     /// delegate); BleuCore's authorization requirements are dropped.
@@ -87,8 +87,8 @@ extension CBAttributePermissions {
         for (bleu, coreBluetooth) in attributePermissionPairs where permissions.contains(bleu) {
             result.insert(coreBluetooth)
         }
-        if permissions.contains(.readAuthenticationRequired) { result.insert(.readEncryptionRequired) }
-        if permissions.contains(.writeAuthenticationRequired) { result.insert(.writeEncryptionRequired) }
+        if permissions.readSecurity >= .encrypted { result.insert(.readEncryptionRequired) }
+        if permissions.writeSecurity >= .encrypted { result.insert(.writeEncryptionRequired) }
         self = result
     }
 }

@@ -14,12 +14,14 @@ struct AttributeAccessTests {
     /// The expected answer, written out from the rule list in the specification's order.
     static func expected(_ request: AttributeAccess.Request, _ p: CharacteristicProperties, _ q: AttributePermissions,
                          _ link: LinkSecurity, minimumKeySize: Int) -> ATTError? {
-        let (auth, enc, authz): (AttributePermissions, AttributePermissions, AttributePermissions)
+        let (sc, auth, enc, authz): (AttributePermissions, AttributePermissions, AttributePermissions, AttributePermissions)
         switch request {
         case .read, .subscribe:
-            (auth, enc, authz) = (.readAuthenticationRequired, .readEncryptionRequired, .readAuthorizationRequired)
+            (sc, auth, enc, authz) = (.readSecureConnectionsRequired, .readAuthenticationRequired, .readEncryptionRequired,
+                                      .readAuthorizationRequired)
         case .write, .writeCommand:
-            (auth, enc, authz) = (.writeAuthenticationRequired, .writeEncryptionRequired, .writeAuthorizationRequired)
+            (sc, auth, enc, authz) = (.writeSecureConnectionsRequired, .writeAuthenticationRequired, .writeEncryptionRequired,
+                                      .writeAuthorizationRequired)
         }
         switch request {
         case .read:
@@ -32,10 +34,14 @@ struct AttributeAccessTests {
         case .subscribe:
             break
         }
-        if q.contains(auth), link.level != .authenticated { return .insufficientAuthentication }
-        let encrypted = q.contains(auth) || q.contains(enc)
+        if q.contains(sc), link.level != .authenticatedSecureConnections { return .insufficientAuthentication }
+        if q.contains(auth), link.level != .authenticated, link.level != .authenticatedSecureConnections {
+            return .insufficientAuthentication
+        }
+        let encrypted = q.contains(sc) || q.contains(auth) || q.contains(enc)
         if encrypted, link.level == .unencrypted { return .insufficientEncryption }
         if encrypted, link.keySize < minimumKeySize { return .encryptionKeySizeTooShort }
+        if q.contains(sc), link.keySize != 16 { return .encryptionKeySizeTooShort }
         if q.contains(authz), !link.isAuthorized { return .insufficientAuthorization }
         return nil
     }
@@ -43,8 +49,8 @@ struct AttributeAccessTests {
     @Test("every property × permission × link security × request gets the specification's answer")
     func exhaustive() {
         var checked = 0
-        for properties in 0...255 {
-            for permissions in 0...255 {
+        for properties in Self.propertyValues {
+            for permissions in Self.permissionValues {
                 let characteristic = PublishedCharacteristic(
                     service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
                     properties: CharacteristicProperties(rawValue: UInt8(properties)),
@@ -66,7 +72,18 @@ struct AttributeAccessTests {
                 }
             }
         }
-        #expect(checked == 256 * 256 * Self.levels.count * 4 * 2)
+        #expect(checked == Self.propertyValues.count * Self.permissionValues.count * Self.levels.count * 4 * 2)
+    }
+
+    /// The property values checked: every combination of the four low bits (broadcast, read,
+    /// write without response, write), each with the four high bits (notify, indicate, signed
+    /// write, extended properties) all clear and all set.
+    static let propertyValues: [Int] = (0...15).flatMap { [$0, $0 | 0xF0] }
+
+    /// The permission values checked: every combination of the eight low bits, and each readable
+    /// or writeable one again with each combination of the two Secure Connections (level 4) bits.
+    static let permissionValues: [Int] = (0...255).flatMap { low in
+        [0, 0x100, 0x200, 0x300].compactMap { high in high == 0 || low & 0x03 != 0 ? low | high : nil }
     }
 
     @Test("value lengths and CCCD values are checked as the specification says")
@@ -91,7 +108,9 @@ struct AttributeAccessTests {
         #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .unencrypted) == .authenticated)
         #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .encrypted) == .authenticated)
         #expect(AttributeAccess.securityToRetry(after: .insufficientEncryption, on: .encrypted) == nil, "already encrypted")
-        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .authenticated) == nil)
+        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .authenticated) == .authenticatedSecureConnections,
+                "level 3 falls short of a level 4 requirement: Secure Connections keys")
+        #expect(AttributeAccess.securityToRetry(after: .insufficientAuthentication, on: .authenticatedSecureConnections) == nil)
         for code in [ATTError.encryptionKeySizeTooShort, .insufficientAuthorization, .readNotPermitted, .unlikelyError] {
             #expect(AttributeAccess.securityToRetry(after: code, on: .unencrypted) == nil, "pairing cannot help with \(code)")
         }
@@ -102,5 +121,13 @@ struct AttributeAccessTests {
         let refusal = AttributeAccess.error(for: .read, on: characteristic, link: .unencrypted)
         let level = refusal.flatMap { AttributeAccess.securityToRetry(after: $0, on: .unencrypted) }
         #expect(level.map { AttributeAccess.error(for: .read, on: characteristic, link: LinkSecurity(level: $0)) } == .some(nil))
+        // A level 4 value read over a level 3 link: the retry asks for level 4, which lifts it.
+        let strict = PublishedCharacteristic(service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19), properties: [.read],
+                                             permissions: [.readable, .readSecureConnectionsRequired], valueHandle: 3)
+        let levelThree = LinkSecurity(level: .authenticated)
+        let strictRefusal = AttributeAccess.error(for: .read, on: strict, link: levelThree)
+        #expect(strictRefusal == .insufficientAuthentication)
+        let strictLevel = strictRefusal.flatMap { AttributeAccess.securityToRetry(after: $0, on: .authenticated) }
+        #expect(strictLevel.map { AttributeAccess.error(for: .read, on: strict, link: LinkSecurity(level: $0)) } == .some(nil))
     }
 }

@@ -14,11 +14,17 @@ struct PermissionTableTests {
     /// The property sets: every property a rule looks at, and the command-only / indicate-only kind.
     static let propertySets: [CharacteristicProperties] = [[.read, .write, .notify], [.writeWithoutResponse, .indicate]]
 
-    /// One characteristic per property set × permission set (all 256 combinations of the eight bits).
+    /// The permission sets: all 256 combinations of the eight low bits, and each readable or
+    /// writeable one again with each combination of the two Secure Connections (level 4) bits.
+    static let permissionValues: [Int] = (0...255).flatMap { low in
+        [0, 0x100, 0x200, 0x300].compactMap { high in high == 0 || low & 0x03 != 0 ? low | high : nil }
+    }
+
+    /// One characteristic per property set × permission set.
     static let definition: ServiceDefinition = {
         var characteristics: [CharacteristicDefinition] = []
         for (set, properties) in propertySets.enumerated() {
-            for permissions in 0...255 {
+            for permissions in permissionValues {
                 characteristics.append(CharacteristicDefinition(
                     uuid: uuid(set: set, permissions: permissions), properties: properties,
                     permissions: AttributePermissions(rawValue: UInt16(permissions))))
@@ -29,16 +35,16 @@ struct PermissionTableTests {
     }()
 
     static func uuid(set: Int, permissions: Int) -> BluetoothUUID {
-        BluetoothUUID(string: String(format: "5E7A%04X-0000-1000-8000-00805F9B34FB", set << 8 | permissions))!
+        BluetoothUUID(string: String(format: "5E7A%04X-0000-1000-8000-00805F9B34FB", set << 12 | permissions))!
     }
 
-    /// How a link reaches each security level on the emulator: not at all (no pairing), Just
-    /// Works (encrypted), passkey entry (authenticated). The first request that needs more
-    /// security than the link has makes the central pair, as CoreBluetooth does.
-    static let levels: [(SecurityLevel, PairingConfiguration)] = [
-        (.unencrypted, PairingConfiguration(method: .justWorks, bonding: false, pairsOnInsufficientSecurity: false)),
-        (.encrypted, PairingConfiguration(method: .justWorks, bonding: false)),
-        (.authenticated, PairingConfiguration(method: .passkeyEntry, bonding: false)),
+    /// How a link reaches each security level on the emulator ("pair now" before the table):
+    /// not at all, Just Works (encrypted), legacy passkey entry (authenticated), Secure
+    /// Connections passkey entry (level 4). The central does not pair by itself during the
+    /// table, so every answer is the server's at that level.
+    static let levels: [(SecurityLevel, PairingConfiguration.Method)] = [
+        (.unencrypted, .justWorks), (.encrypted, .justWorks), (.authenticated, .legacyPasskeyEntry),
+        (.authenticatedSecureConnections, .passkeyEntry),
     ]
 
     enum Request: String, CaseIterable { case read, write, subscribe }
@@ -81,11 +87,11 @@ struct PermissionTableTests {
         }
     }
 
-    @Test("every permission × properties × security level × request: identical answers", arguments: [0, 1, 2])
+    @Test("every permission × properties × security level × request: identical answers", arguments: [0, 1, 2, 3])
     func table(levelIndex: Int) async throws {
-        let (level, pairing) = Self.levels[levelIndex]
+        let (level, method) = Self.levels[levelIndex]
         var configuration = EmulatorConfiguration.instant
-        configuration.pairing = pairing
+        configuration.pairing = PairingConfiguration(method: method, bonding: false, pairsOnInsufficientSecurity: false)
         let bus = EmulatorBus(configuration: configuration)
         let peripheral = EmulatedPeripheralManager(bus: bus)
         let app = Fixture.serveRequests(of: peripheral, from: ValueStore())
@@ -102,11 +108,8 @@ struct PermissionTableTests {
         let hosted = try database.add(Self.definition)
 
         // Raise the link to its level first, so every answer below is at that level.
-        if level > .unencrypted {
-            let key = Self.uuid(set: 0, permissions: Int(AttributePermissions([.readable, level == .authenticated
-                ? .readAuthenticationRequired : .readEncryptionRequired]).rawValue))
-            #expect(await Self.outcome { _ = try await central.read(remote[key]!) } == nil)
-        }
+        if level > .unencrypted { try await central.pair(id, minimum: level) }
+        #expect(await central.securityLevel(of: id) == level)
 
         var compared = 0
         for (emulated, server) in zip(published.characteristics, hosted.characteristics) {
@@ -132,7 +135,8 @@ struct PermissionTableTests {
                 compared += 1
             }
         }
-        #expect(compared == 256 * 3 + 256 * 1)  // read, write, subscribe on the first set; subscribe on the second
+        // read, write, subscribe on the first set; subscribe on the second
+        #expect(compared == Self.permissionValues.count * 3 + Self.permissionValues.count)
         // The link stayed at its level: the table ran at one security level.
         #expect(bus.engine.withLock { engine in engine.links.values.first?.security } == level)
     }

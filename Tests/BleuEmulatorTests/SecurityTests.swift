@@ -12,7 +12,7 @@ struct SecurityTests {
         return configuration
     }
 
-    @Test("Just Works pairs on demand: encrypted attributes open, authenticated ones stay closed")
+    @Test("Just Works pairs on demand: encrypted attributes open; for authenticated ones pairing fails on its requirements, as on BleuHCI")
     func justWorks() async throws {
         let fixture = try await Fixture.make(configuration: Self.configuration(.justWorks))
         fixture.store.set(Data("secret".utf8), for: TestUUID.encrypted)
@@ -20,8 +20,11 @@ struct SecurityTests {
         let smp = fixture.bus.trace.filter { $0.kind == .smp }.map(\.detail)
         #expect(smp.first == "Pairing Request" && smp.contains("Pairing DHKey Check"))
         #expect(fixture.bus.trace.contains { $0.kind == .security && $0.detail.contains("encrypted") })
-        #expect(await throwsError(.att(.insufficientAuthentication)) { try await fixture.central.read(fixture[TestUUID.authenticated]) })
+        #expect(await throwsError(.pairingFailed(.smp(.authenticationRequirements))) {
+            try await fixture.central.read(fixture[TestUUID.authenticated])
+        })
         #expect(fixture.bus.bondCount == 1)
+        #expect(await fixture.central.securityLevel(of: fixture.peripheralID) == .encrypted, "the Just Works keys still hold")
     }
 
     @Test("passkey entry: the test's handler enters the displayed passkey; the keys are authenticated")
@@ -133,10 +136,48 @@ struct SecurityTests {
         let id = try #require(centralID)
         #expect(await peripheral.securityLevel(of: id) == .unencrypted)
         try await peripheral.pair(id, minimum: .authenticated)
-        #expect(await peripheral.securityLevel(of: id) == .authenticated)
-        #expect(await central.securityLevel(of: peripheralID) == .authenticated)
+        // The emulator's passkey entry is LE Secure Connections with a 128-bit key: level 4.
+        #expect(await peripheral.securityLevel(of: id) == .authenticatedSecureConnections)
+        #expect(await central.securityLevel(of: peripheralID) == .authenticatedSecureConnections)
         let stranger = UUID()
         let error = await thrownError { try await peripheral.pair(stranger) }
         #expect(error as? BleuError == .notConnected(stranger))
+    }
+
+    @Test("level 4: Secure Connections passkey keys open a level 4 value; legacy passkey keys (level 3) do not, and pair(minimum: level 4) fails on its requirements")
+    func secureConnectionsOnly() async throws {
+        let strict = BluetoothUUID(string: "6E4000F4-B5A3-F393-E0A9-E50E24DCCA9E")!
+        let service = ServiceDefinition(uuid: TestUUID.service, characteristics: [
+            CharacteristicDefinition(uuid: strict, properties: [.read], permissions: [.readable, .readSecureConnectionsRequired],
+                                     value: Data("level 4".utf8)),
+        ])
+        // The peripheral manager is returned too: the link lives as long as it does.
+        func connected(_ method: PairingConfiguration.Method)
+            async throws -> (EmulatedCentralManager, UUID, RemoteCharacteristic, EmulatedPeripheralManager) {
+            let bus = EmulatorBus(configuration: Self.configuration(method, bonding: false))
+            let peripheral = EmulatedPeripheralManager(bus: bus)
+            _ = try await peripheral.add(service)
+            try await peripheral.startAdvertising(AdvertisingData(localName: "strict"))
+            let central = EmulatedCentralManager(bus: bus, options: .init(passkeyHandler: { $0.displayedPasskey }))
+            let id = try await central.discover(name: "strict")
+            try await central.connect(id)
+            let remote = try #require(try await central.discoverServices([TestUUID.service], on: id).first)
+            let characteristic = try #require(try await central.discoverCharacteristics([strict], for: remote).first)
+            return (central, id, characteristic, peripheral)
+        }
+
+        let (secure, secureID, secureValue, securePeripheral) = try await connected(.passkeyEntry)
+        #expect(try await secure.read(secureValue) == Data("level 4".utf8))
+        #expect(await secure.securityLevel(of: secureID) == .authenticatedSecureConnections)
+
+        // Legacy passkey entry: the central pairs once (to level 3) and reads again; the server
+        // still answers Insufficient Authentication, which the one retry does not repeat.
+        let (legacy, legacyID, legacyValue, legacyPeripheral) = try await connected(.legacyPasskeyEntry)
+        #expect(await throwsError(.att(.insufficientAuthentication)) { try await legacy.read(legacyValue) })
+        #expect(await legacy.securityLevel(of: legacyID) == .authenticated)
+        let error = await thrownError { try await legacy.pair(legacyID, minimum: .authenticatedSecureConnections) }
+        #expect(error as? BleuError == .pairingFailed(.smp(.authenticationRequirements)))
+        #expect(await legacy.securityLevel(of: legacyID) == .authenticated, "the level 3 keys still hold")
+        withExtendedLifetime((securePeripheral, legacyPeripheral)) {}
     }
 }

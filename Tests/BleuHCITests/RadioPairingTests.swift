@@ -146,7 +146,7 @@ struct RadioPairingTests {
         await radios.peripheralRadio.setPairingDelegate(board)
         let (peripheral, _) = try await radios.connect()
         try await radios.central.pair(peripheral, minimum: .authenticated)
-        #expect(await radios.central.securityLevel(of: peripheral) == .authenticated)
+        #expect(await radios.central.securityLevel(of: peripheral) == .authenticatedSecureConnections)
         // 20 rounds of confirm, confirm, random, random between the keys and the checks.
         #expect(await radios.smpCodes().count(where: { $0 == 0x03 }) == 40)
         #expect(radios.centralBonds.bonds().first?.authenticated == true)
@@ -190,7 +190,7 @@ struct RadioPairingTests {
         await agreeing.peripheralRadio.setPairingDelegate(FixedPairingDelegate(confirmsNumbers: true))
         let (other, _) = try await agreeing.connect()
         try await agreeing.central.pair(other, minimum: .authenticated)
-        #expect(await agreeing.central.securityLevel(of: other) == .authenticated)
+        #expect(await agreeing.central.securityLevel(of: other) == .authenticatedSecureConnections)
         await radios.stop()
         await agreeing.stop()
     }
@@ -351,12 +351,39 @@ struct RadioPairingTests {
         await capable.peripheralRadio.setPairingDelegate(board)
         let (peripheral, characteristic) = try await Self.serveSecret(capable, permissions: [.readable, .readAuthenticationRequired])
         #expect(try await capable.central.read(characteristic) == Data([42]))
-        #expect(await capable.central.securityLevel(of: peripheral) == .authenticated)
+        #expect(await capable.central.securityLevel(of: peripheral) == .authenticatedSecureConnections)
         await capable.stop()
 
         let plain = try await PairedRadios.start()
         let (_, refused) = try await Self.serveSecret(plain, permissions: [.readable, .readAuthenticationRequired])
         await #expect { try await plain.central.read(refused) } throws: { pairingFailure($0) == .smp(.authenticationRequirements) }
         await plain.stop()
+    }
+
+    @Test("Level 4: Secure Connections passkey keys read a level 4 value; legacy passkey keys (level 3) get Insufficient Authentication, and pairing for level 4 then fails on its requirements")
+    func levelFour() async throws {
+        let permissions: AttributePermissions = [.readable, .readSecureConnectionsRequired]
+        let secure = try await PairedRadios.start(central: .init(ioCapability: .keyboardOnly),
+                                                  peripheral: .init(ioCapability: .displayOnly))
+        let board = PasskeyBoard()
+        await secure.centralRadio.setPairingDelegate(board)
+        await secure.peripheralRadio.setPairingDelegate(board)
+        let (securePeer, secureValue) = try await Self.serveSecret(secure, permissions: permissions)
+        #expect(try await secure.central.read(secureValue) == Data([42]))
+        #expect(await secure.central.securityLevel(of: securePeer) == .authenticatedSecureConnections)
+        await secure.stop()
+
+        let legacy = try await PairedRadios.start(central: .init(ioCapability: .keyboardOnly),
+                                                  peripheral: .init(ioCapability: .displayOnly, supportsSecureConnections: false))
+        await legacy.centralRadio.setPairingDelegate(board)
+        await legacy.peripheralRadio.setPairingDelegate(board)
+        let (legacyPeer, legacyValue) = try await Self.serveSecret(legacy, permissions: permissions)
+        await #expect { try await legacy.central.read(legacyValue) } throws: { ($0 as? BleuError) == .att(.insufficientAuthentication) }
+        #expect(await legacy.central.securityLevel(of: legacyPeer) == .authenticated, "legacy passkey entry gave level 3")
+        await #expect { try await legacy.central.pair(legacyPeer, minimum: .authenticatedSecureConnections) } throws: {
+            pairingFailure($0) == .smp(.authenticationRequirements)
+        }
+        #expect(await legacy.central.securityLevel(of: legacyPeer) == .authenticated, "the level 3 keys still hold")
+        await legacy.stop()
     }
 }

@@ -15,11 +15,17 @@ struct RadioPermissionTableTests {
     static let service = BluetoothUUID("5E7B0000-0000-1000-8000-00805F9B34FB")
 
     static func uuid(set: Int, permissions: Int) -> BluetoothUUID {
-        BluetoothUUID(string: String(format: "5E7B%04X-0000-1000-8000-00805F9B34FB", set << 8 | permissions))!
+        BluetoothUUID(string: String(format: "5E7B%04X-0000-1000-8000-00805F9B34FB", set << 12 | permissions))!
+    }
+
+    /// The permission sets: all 256 combinations of the eight low bits, and each readable or
+    /// writeable one again with each combination of the two Secure Connections (level 4) bits.
+    static let permissionValues: [Int] = (0...255).flatMap { low in
+        [0, 0x100, 0x200, 0x300].compactMap { high in high == 0 || low & 0x03 != 0 ? low | high : nil }
     }
 
     static let definition: ServiceDefinition = ServiceDefinition(uuid: service, characteristics: propertySets.enumerated().flatMap { set, properties in
-        (0...255).map { permissions in
+        permissionValues.map { permissions in
             CharacteristicDefinition(uuid: uuid(set: set, permissions: permissions), properties: properties,
                                      permissions: AttributePermissions(rawValue: UInt16(permissions)))
         }
@@ -49,10 +55,13 @@ struct RadioPermissionTableTests {
         }
     }
 
-    @Test("every permission × properties × request answers as the shared rules say", arguments: [SecurityLevel.unencrypted, .encrypted, .authenticated])
+    @Test("every permission × properties × request answers as the shared rules say", arguments: SecurityLevel.allCases)
     func table(level: SecurityLevel) async throws {
-        let io: (IOCapability, IOCapability) = level == .authenticated ? (.keyboardOnly, .displayOnly) : (.noInputNoOutput, .noInputNoOutput)
-        let radios = try await PairedRadios.start(central: .init(ioCapability: io.0), peripheral: .init(ioCapability: io.1),
+        // Passkey entry gives authenticated keys: with LE legacy pairing level 3, with Secure Connections level 4.
+        let io: (IOCapability, IOCapability) = level >= .authenticated ? (.keyboardOnly, .displayOnly) : (.noInputNoOutput, .noInputNoOutput)
+        let secureConnections = level != .authenticated
+        let radios = try await PairedRadios.start(central: .init(ioCapability: io.0, supportsSecureConnections: secureConnections),
+                                                  peripheral: .init(ioCapability: io.1, supportsSecureConnections: secureConnections),
                                                   pairsOnInsufficientSecurity: false)
         let board = PasskeyBoard()
         await radios.centralRadio.setPairingDelegate(board)
@@ -99,7 +108,7 @@ struct RadioPermissionTableTests {
                 compared += 1
             }
         }
-        #expect(compared == 256 * 3 + 256)
+        #expect(compared == Self.permissionValues.count * 3 + Self.permissionValues.count)
         #expect(await radios.central.securityLevel(of: peer) == level, "the table ran at one level")
         await radios.stop()
     }

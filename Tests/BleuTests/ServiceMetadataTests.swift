@@ -39,6 +39,16 @@ distributed actor Vault: PeripheralActor {
     distributed func open() -> Bool { true }
 }
 
+/// An actor for Secure Connections Only: level 4 keys (authenticated LE Secure Connections, 128-bit).
+distributed actor Strongbox: PeripheralActor {
+    typealias ActorSystem = BLEActorSystem
+    static var serviceMetadata: ServiceMetadata {
+        ServiceMetadata(uuid: UUID(uuidString: "0000FEEF-1234-5678-9ABC-123456789ABC")!, security: .authenticatedSecureConnections)
+    }
+
+    distributed func open() -> Bool { true }
+}
+
 /// Metadata that cannot work: calls are writes without response.
 distributed actor BadCall: PeripheralActor {
     typealias ActorSystem = BLEActorSystem
@@ -132,6 +142,25 @@ struct ServiceMetadataTests {
             case .att(.insufficientAuthentication), .pairingFailed: break
             default: Issue.record("the call failed with \(error)")
             }
+        }
+    }
+
+    @Test("a level 4 actor: Secure Connections passkey pairing opens it; legacy passkey keys (level 3) get Insufficient Authentication",
+          arguments: [PairingConfiguration.Method.passkeyEntry, .legacyPasskeyEntry])
+    func secureConnectionsRequired(_ method: PairingConfiguration.Method) async throws {
+        var emulator = EmulatorConfiguration.instant
+        emulator.pairing = PairingConfiguration(method: method)
+        let pair = ConnectedPair(emulator: emulator)
+        pair.centralManager.setPasskeyHandler { $0.displayedPasskey }
+        let box = Strongbox(actorSystem: pair.peripheral)
+        try await pair.peripheral.startAdvertising(box)
+        #expect(try ActorService(Strongbox.serviceMetadata, of: "Strongbox").call.permissions.contains(.writeSecureConnectionsRequired))
+        let remote = try Strongbox.resolve(id: box.id, using: pair.central)
+        do {
+            let opened = try await BLEActorSystem.withCallTimeout(DiscoveryTests.lookupTimeout) { try await remote.open() }
+            #expect(method == .passkeyEntry && opened, "\(method) opened a level 4 actor")
+        } catch let error as BleuError {
+            #expect(method == .legacyPasskeyEntry && error == .att(.insufficientAuthentication), "\(method): \(error)")
         }
     }
 }

@@ -169,7 +169,8 @@ struct PairingMatrixBumbleTests {
                 try await central.pair(id)
                 #expect(!refused, "\(cell): paired although MITM was asked for and the model is Just Works")
                 let level = await central.securityLevel(of: id)
-                #expect(level == (model == .justWorks ? .encrypted : .authenticated), "\(cell): \(model) gave \(String(describing: level))")
+                let expected = SecurityLevel(authenticated: model != .justWorks, secureConnections: cell.secureConnections, keySize: 16)
+                #expect(level == expected, "\(cell): \(model) gave \(String(describing: level))")
                 #expect(bonds.bonds().count == (cell.bonding ? 1 : 0), "\(cell): bonds \(bonds.bonds())")
                 if let bond = bonds.bonds().first { #expect(bond.secureConnections == cell.secureConnections, "\(cell)") }
                 tally["\(model)", default: 0] += 1
@@ -262,7 +263,7 @@ struct PairingMatrixBumbleTests {
                 #expect(!refused, "\(cell): paired although MITM was asked for and the model is Just Works")
                 #expect(report["encrypted"] as? Bool == true, "\(cell): \(report)")
                 // Our side finishes key distribution a moment after Bumble reports the pairing.
-                let expected: SecurityLevel = model == .justWorks ? .encrypted : .authenticated
+                let expected = SecurityLevel(authenticated: model != .justWorks, secureConnections: cell.secureConnections, keySize: 16)
                 await settled { await peripheral.securityLevel(of: central) == expected && bonds.bonds().count == (cell.bonding ? 1 : 0) }
                 #expect(await peripheral.securityLevel(of: central) == expected, "\(cell): \(model)")
                 #expect(bonds.bonds().count == (cell.bonding ? 1 : 0), "\(cell): bonds \(bonds.bonds())")

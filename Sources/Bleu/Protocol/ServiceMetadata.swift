@@ -55,6 +55,9 @@ public struct ServiceMetadata: Sendable, Hashable {
         /// The link must be encrypted with keys from an authenticated (MITM-protected) pairing
         /// (level 3: passkey entry or numeric comparison).
         case authenticated
+        /// The link must be encrypted with a 128-bit key from an authenticated LE Secure
+        /// Connections pairing (level 4: a Secure Connections Only service).
+        case authenticatedSecureConnections
 
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -69,18 +72,25 @@ public struct ServiceMetadata: Sendable, Hashable {
             case .authenticated:
                 if base.contains(.readable) { permissions.insert(.readAuthenticationRequired) }
                 if base.contains(.writeable) { permissions.insert(.writeAuthenticationRequired) }
+            case .authenticatedSecureConnections:
+                if base.contains(.readable) { permissions.insert(.readSecureConnectionsRequired) }
+                if base.contains(.writeable) { permissions.insert(.writeSecureConnectionsRequired) }
             }
             return permissions
         }
 
         /// The level characteristic permissions require, for reading or writing.
         init(_ permissions: AttributePermissions) {
-            if !permissions.isDisjoint(with: [.readAuthenticationRequired, .writeAuthenticationRequired]) {
-                self = .authenticated
-            } else if !permissions.isDisjoint(with: [.readEncryptionRequired, .writeEncryptionRequired]) {
-                self = .encrypted
-            } else {
-                self = .none
+            self.init(max(permissions.readSecurity, permissions.writeSecurity))
+        }
+
+        /// The requirement of links at `level`.
+        init(_ level: SecurityLevel) {
+            switch level {
+            case .unencrypted: self = .none
+            case .encrypted: self = .encrypted
+            case .authenticated: self = .authenticated
+            case .authenticatedSecureConnections: self = .authenticatedSecureConnections
             }
         }
     }

@@ -9,9 +9,11 @@ import BleuCore
 /// 1. the property and the `readable` / `writeable` permission (Read Not Permitted 0x02,
 ///    Write Not Permitted 0x03, Request Not Supported 0x06 for a write request on a
 ///    characteristic that only takes commands);
-/// 2. authentication: a requirement on a link without authenticated keys (0x05);
+/// 2. authentication: a requirement on a link without authenticated keys, or a level 4
+///    (Secure Connections) requirement on a link below level 4 (0x05);
 /// 3. encryption: a requirement on an unencrypted link (0x0F);
-/// 4. key size: an encrypted link whose key is shorter than the server requires (0x0C);
+/// 4. key size: an encrypted link whose key is shorter than the server requires, or than
+///    128 bits for a level 4 requirement (0x0C);
 /// 5. authorization: a requirement the application has not granted this client (0x08).
 public enum AttributeAccess {
     /// What the client asks of a characteristic value.
@@ -39,30 +41,31 @@ public enum AttributeAccess {
         switch request {
         case .read:
             guard properties.contains(.read), permissions.contains(.readable) else { return .readNotPermitted }
-            return securityError(authentication: .readAuthenticationRequired, encryption: .readEncryptionRequired,
-                                 authorization: .readAuthorizationRequired, permissions, security, minimumKeySize)
+            return securityError(.read, permissions, security, minimumKeySize)
         case .write, .writeCommand:
             let needed: CharacteristicProperties = request == .write ? .write : .writeWithoutResponse
             if !properties.contains(needed) {
                 return request == .write && properties.contains(.writeWithoutResponse) ? .requestNotSupported : .writeNotPermitted
             }
             guard permissions.contains(.writeable) else { return .writeNotPermitted }
-            return securityError(authentication: .writeAuthenticationRequired, encryption: .writeEncryptionRequired,
-                                 authorization: .writeAuthorizationRequired, permissions, security, minimumKeySize)
+            return securityError(.write, permissions, security, minimumKeySize)
         case .subscribe:
-            return securityError(authentication: .readAuthenticationRequired, encryption: .readEncryptionRequired,
-                                 authorization: .readAuthorizationRequired, permissions, security, minimumKeySize)
+            return securityError(.read, permissions, security, minimumKeySize)
         }
     }
 
-    private static func securityError(authentication: AttributePermissions, encryption: AttributePermissions,
-                                      authorization: AttributePermissions, _ permissions: AttributePermissions,
+    private enum Access { case read, write }
+
+    private static func securityError(_ access: Access, _ permissions: AttributePermissions,
                                       _ security: LinkSecurity, _ minimumKeySize: Int) -> ATTError? {
-        let needsAuthentication = permissions.contains(authentication)
-        if needsAuthentication, security.level < .authenticated { return .insufficientAuthentication }
-        let needsEncryption = needsAuthentication || permissions.contains(encryption)
-        if needsEncryption, security.level < .encrypted { return .insufficientEncryption }
-        if needsEncryption, security.keySize < minimumKeySize { return .encryptionKeySizeTooShort }
+        let needed = access == .read ? permissions.readSecurity : permissions.writeSecurity
+        if needed >= .authenticated, security.level < needed { return .insufficientAuthentication }
+        if needed >= .encrypted {
+            if security.level < .encrypted { return .insufficientEncryption }
+            let shortest = needed == .authenticatedSecureConnections ? 16 : minimumKeySize
+            if security.keySize < shortest { return .encryptionKeySizeTooShort }
+        }
+        let authorization: AttributePermissions = access == .read ? .readAuthorizationRequired : .writeAuthorizationRequired
         if permissions.contains(authorization), !security.isAuthorized { return .insufficientAuthorization }
         return nil
     }
@@ -70,17 +73,20 @@ public enum AttributeAccess {
     /// The client's side of the same rules: the security a client raises the link to (by pairing,
     /// or encrypting with a bond) before it sends a request again that the server refused with
     /// `code` on a link at `current` — what CoreBluetooth does on Insufficient Authentication
-    /// (0x05: authenticated keys) and Insufficient Encryption (0x0F: any keys). `nil` when
-    /// pairing cannot help: another error, or the link already has that level (the server
-    /// wants more than this client can give, such as a longer key).
+    /// (0x05: authenticated keys; on a link that has them, level 4's) and Insufficient
+    /// Encryption (0x0F: any keys). `nil` when pairing cannot help: another error, or the link
+    /// already has the most that code can ask for (the server wants more than this client can
+    /// give, such as a longer key).
     public static func securityToRetry(after code: ATTError, on current: SecurityLevel) -> SecurityLevel? {
-        let needed: SecurityLevel
         switch code {
-        case .insufficientAuthentication: needed = .authenticated
-        case .insufficientEncryption: needed = .encrypted
-        default: return nil
+        case .insufficientAuthentication:
+            return current < .authenticated ? .authenticated
+                : current < .authenticatedSecureConnections ? .authenticatedSecureConnections : nil
+        case .insufficientEncryption:
+            return current < .encrypted ? .encrypted : nil
+        default:
+            return nil
         }
-        return current < needed ? needed : nil
     }
 
     /// The error for a value of `length` bytes written at `offset`, or `nil`: an offset past

@@ -32,7 +32,7 @@ struct GATTCommand: AsyncParsableCommand {
             print("Connected to \(target), ATT MTU \(try await central.attMTU(for: peer))")
             try await dump(peer, central: central)
             if let level = await central.securityLevel(of: peer), level > .unencrypted {
-                print("The link was \(level == .authenticated ? "encrypted with authenticated keys" : "encrypted")")
+                print("The link was \(level)")
             }
             await central.cancelConnection(peer)
         } catch {

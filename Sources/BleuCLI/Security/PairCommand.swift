@@ -40,7 +40,7 @@ struct PairCommand: AsyncParsableCommand {
             let level = await central.securityLevel(of: peer) ?? minimum
             let known = await radio.address(of: peer)
             let bond = try radio.bonds.bond(resolving: PairingAddress(type: known?.type ?? .randomDevice, address: target))
-            print("Paired with \(target): the link is \(level == .authenticated ? "encrypted with authenticated keys" : "encrypted")")
+            print("Paired with \(target): the link is \(level)")
             if let bond {
                 print("Bond: \(bond)")
                 print("Kept in \(security.bondsPath)")

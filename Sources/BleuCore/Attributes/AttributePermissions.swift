@@ -27,7 +27,37 @@ public struct AttributePermissions: OptionSet, Sendable, Hashable, Codable {
     public static let readAuthorizationRequired = AttributePermissions(rawValue: 0x40)
     /// Writing needs the application's authorization (0x80); otherwise ATT error 0x08.
     public static let writeAuthorizationRequired = AttributePermissions(rawValue: 0x80)
+    /// Reading needs security level 4 (0x100): keys from an authenticated LE Secure Connections
+    /// pairing (otherwise ATT error 0x05) with a 128-bit key (otherwise 0x0C).
+    public static let readSecureConnectionsRequired = AttributePermissions(rawValue: 0x100)
+    /// Writing needs security level 4 (0x200): keys from an authenticated LE Secure Connections
+    /// pairing (otherwise ATT error 0x05) with a 128-bit key (otherwise 0x0C).
+    public static let writeSecureConnectionsRequired = AttributePermissions(rawValue: 0x200)
 
     /// Readable and writeable, with no security requirement.
     public static let readWrite: AttributePermissions = [.readable, .writeable]
+}
+
+extension AttributePermissions {
+    /// The least security level a link needs for reading the value (or subscribing to it):
+    /// the strongest of the read requirements set.
+    public var readSecurity: SecurityLevel {
+        level(secureConnections: .readSecureConnectionsRequired, authentication: .readAuthenticationRequired,
+              encryption: .readEncryptionRequired)
+    }
+
+    /// The least security level a link needs for writing the value: the strongest of the write
+    /// requirements set.
+    public var writeSecurity: SecurityLevel {
+        level(secureConnections: .writeSecureConnectionsRequired, authentication: .writeAuthenticationRequired,
+              encryption: .writeEncryptionRequired)
+    }
+
+    private func level(secureConnections: AttributePermissions, authentication: AttributePermissions,
+                       encryption: AttributePermissions) -> SecurityLevel {
+        if contains(secureConnections) { return .authenticatedSecureConnections }
+        if contains(authentication) { return .authenticated }
+        if contains(encryption) { return .encrypted }
+        return .unencrypted
+    }
 }

@@ -1,12 +1,18 @@
+import BleuCore
+
 /// How pairing goes on a bus.
 public struct PairingConfiguration: Sendable, Hashable, Codable {
     /// The association model the two sides' IO capabilities lead to.
     public enum Method: String, Sendable, Hashable, Codable {
         /// Just Works: the link gets encrypted, unauthenticated keys (no MITM protection).
         case justWorks
-        /// Passkey entry: the peripheral displays a six-digit passkey and the central's
-        /// ``EmulatedCentralManager/setPasskeyHandler(_:)`` enters it; the keys are authenticated.
+        /// LE Secure Connections passkey entry: the peripheral displays a six-digit passkey and
+        /// the central's ``EmulatedCentralManager/setPasskeyHandler(_:)`` enters it; the keys are
+        /// authenticated Secure Connections keys (security level 4).
         case passkeyEntry
+        /// LE legacy passkey entry, as with a device without Secure Connections: the keys are
+        /// authenticated (level 3), never level 4.
+        case legacyPasskeyEntry
         /// The peripheral rejects pairing (SMP Pairing Not Supported).
         case rejected
     }
@@ -43,5 +49,17 @@ public struct L2CAPConfiguration: Sendable, Hashable, Codable {
         self.mtu = mtu
         self.mps = mps
         self.initialCredits = initialCredits
+    }
+}
+
+extension PairingConfiguration.Method {
+    /// The level the method's keys give a link.
+    var level: SecurityLevel {
+        switch self {
+        case .rejected: .unencrypted
+        case .justWorks: .encrypted
+        case .legacyPasskeyEntry: .authenticated
+        case .passkeyEntry: .authenticatedSecureConnections
+        }
     }
 }

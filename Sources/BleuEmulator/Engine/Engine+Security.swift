@@ -4,8 +4,10 @@ import DequeModule
 import Foundation
 
 /// Pairing, bonding and encryption. A pairing runs as its Security Manager PDUs over the link
-/// (LE Secure Connections: Just Works, or passkey entry with its 20 confirm rounds), then the
-/// Link Layer encryption start; a bond's keys skip straight to the encryption start.
+/// (LE Secure Connections: Just Works, or passkey entry with its 20 confirm rounds; or LE legacy
+/// passkey entry), then the Link Layer encryption start; a bond's keys skip straight to the
+/// encryption start. A method whose keys fall short of what the central needs fails after the
+/// features exchange with Authentication Requirements.
 extension Engine {
     /// A manager asks for at least `minimum` on the link ("pair now", or a peripheral's Security
     /// Request, which a central answers by pairing as CoreBluetooth does): the operation
@@ -35,26 +37,41 @@ extension Engine {
             let c = RadioSchedule.Direction.centralToPeripheral
             let p = RadioSchedule.Direction.peripheralToCentral
             steps.append(.smp(SMPMessage(code: .pairingRequest, direction: c)))
-            switch configuration.pairing.method {
-            case .rejected:
+            let method = configuration.pairing.method
+            if method == .rejected {
                 steps.append(.smp(SMPMessage(code: .pairingFailed, direction: p, reason: 0x05)))
-            case .justWorks:
+            } else if method.level < required {
+                // The features exchanged lead to keys too weak for what the central needs: it
+                // ends pairing with Authentication Requirements, as BleuHCI's session does.
                 steps += [.smp(SMPMessage(code: .pairingResponse, direction: p)),
-                          .smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
-                          .smp(SMPMessage(code: .pairingConfirm, direction: p)),
-                          .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p)),
-                          .smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
-            case .passkeyEntry:
-                level = .authenticated
-                passkey = UInt32(chance.pairing.next() % 1_000_000)
-                steps += [.smp(SMPMessage(code: .pairingResponse, direction: p)),
-                          .smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
-                          .enterPasskey]
-                for _ in 0..<20 {
-                    steps += [.smp(SMPMessage(code: .pairingConfirm, direction: c)), .smp(SMPMessage(code: .pairingConfirm, direction: p)),
+                          .smp(SMPMessage(code: .pairingFailed, direction: c, reason: 0x03))]
+            } else {
+                level = method.level
+                steps.append(.smp(SMPMessage(code: .pairingResponse, direction: p)))
+                switch method {
+                case .rejected:
+                    break
+                case .justWorks:
+                    steps += [.smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
+                              .smp(SMPMessage(code: .pairingConfirm, direction: p)),
+                              .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p)),
+                              .smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
+                case .passkeyEntry:
+                    passkey = UInt32(chance.pairing.next() % 1_000_000)
+                    steps += [.smp(SMPMessage(code: .publicKey, direction: c)), .smp(SMPMessage(code: .publicKey, direction: p)),
+                              .enterPasskey]
+                    for _ in 0..<20 {
+                        steps += [.smp(SMPMessage(code: .pairingConfirm, direction: c)), .smp(SMPMessage(code: .pairingConfirm, direction: p)),
+                                  .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p))]
+                    }
+                    steps += [.smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
+                case .legacyPasskeyEntry:
+                    // LE legacy pairing: one confirm and random each way, then the STK encrypts.
+                    passkey = UInt32(chance.pairing.next() % 1_000_000)
+                    steps += [.enterPasskey,
+                              .smp(SMPMessage(code: .pairingConfirm, direction: c)), .smp(SMPMessage(code: .pairingConfirm, direction: p)),
                               .smp(SMPMessage(code: .pairingRandom, direction: c)), .smp(SMPMessage(code: .pairingRandom, direction: p))]
                 }
-                steps += [.smp(SMPMessage(code: .dhKeyCheck, direction: c)), .smp(SMPMessage(code: .dhKeyCheck, direction: p))]
             }
         }
         steps += EncryptionStep.allCases.map { .encryption($0) }

@@ -25,7 +25,8 @@ extension HCIRadio {
     ///
     /// As a central, this encrypts the link with the bond's key when the bond is strong enough,
     /// else pairs (as an initiator; an `.authenticated` minimum demands an authenticated
-    /// association model). As a peripheral, it sends the central a Security Request and waits
+    /// association model, `.authenticatedSecureConnections` also LE Secure Connections and a
+    /// 128-bit key). As a peripheral, it sends the central a Security Request and waits
     /// for the central to encrypt or pair. A call while a pairing runs waits for it.
     ///
     /// Throws ``/BleuCore/BleuError/pairingFailed(_:)`` with the SMP reason, the encryption's
@@ -86,6 +87,12 @@ extension HCIRadio {
     private func startPairing(on link: HCILink, minimum: SecurityLevel) {
         var configuration = configuration.security
         if minimum >= .authenticated { configuration.requiresAuthentication = true }
+        if minimum >= .authenticatedSecureConnections {
+            // Level 4: Secure Connections with a 128-bit key, or the pairing fails.
+            configuration.secureConnectionsOnly = true
+            configuration.supportsSecureConnections = true
+            configuration.minimumKeySize = 16
+        }
         let session = newSession(.initiator, on: link, configuration: configuration)
         logger.debug("pairing on \(link.handle) as the initiator")
         run(on: link.handle, generation: session.generation) { _ in session.actions }
@@ -298,7 +305,8 @@ extension HCIRadio {
         let handle = link.handle
         endSession(handle, failure: nil)
         security.attempts.succeeded(link.address)
-        let level: SecurityLevel = outcome.authenticated ? .authenticated : .encrypted
+        let level = SecurityLevel(authenticated: outcome.authenticated, secureConnections: outcome.secureConnections,
+                                  keySize: outcome.keySize)
         let bonded = outcome.bonded ? ", bonded" : ""
         logger.info("paired with \(link.address) on \(handle): \(outcome.model), \(level), \(outcome.keySize)-octet key\(bonded)")
         if let identity = outcome.peer.identity, outcome.bonded { connections.noteIdentity(identity.address, of: link.peer) }
@@ -429,5 +437,5 @@ extension HCIRadio {
 
 extension Bond {
     /// The protection a link encrypted with this bond's key has.
-    var level: SecurityLevel { authenticated ? .authenticated : .encrypted }
+    var level: SecurityLevel { SecurityLevel(authenticated: authenticated, secureConnections: secureConnections, keySize: keySize) }
 }
