@@ -8,7 +8,7 @@ process.
 
     bumble_link.py [--peer advertise|central|central-idle] [--peer-address D0:00:00:00:00:02] [--name NAME]
                    [--target ADDRESS] [--write-uuid UUID --write-value HEX] [--l2cap-psm PSM]
-                   [--more-controllers N] [--pairing justworks|legacy|passkey:NNNNNN]
+                   [--more-controllers N] [--pairing justworks|legacy|passkey:NNNNNN] [--privacy]
 
 Prints one JSON line when ready: {"port_a": A, "port_b": B, "more_ports": [...], "peer": ADDRESS-or-null,
 "psm": PSM-or-null}. `--more-controllers N` puts N more controllers on the same link (several
@@ -24,6 +24,9 @@ With `--pairing` the peer pairs (Secure Connections Just Works, legacy Just Work
 Connections passkey entry displaying NNNNNN, MITM required) and bonds; the advertising peer
 also serves a characteristic 6E400005-… that requires encryption (value "secret"), and the
 central peer pairs right after connecting and reports {"encrypted": true} in what it found.
+With `--privacy` the advertising peer advertises from a resolvable private address of its IRK
+(20 21 … 2F); --peer-address stays its identity address, distributed with the IRK when it
+pairs. "peer" in the first line is the private address.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
 
 Standard input also takes commands, one JSON object a line (the pairing matrix's as well):
@@ -34,6 +37,10 @@ Standard input also takes commands, one JSON object a line (the pairing matrix's
   {"pair_with": ADDRESS}
                    the peer connects to ADDRESS, pairs, prints {"paired": true} or {"paired":
                    false, "error": …}, and disconnects on {"release": true}
+  {"rotate": true} the advertising peer takes a new resolvable private address: it stops
+                   advertising, sets the address, advertises again, and prints {"rotated": ADDRESS}.
+                   (Bumble's own Device.update_rpa skips while advertising, and sends the
+                   controller the old address.)
   {"lose": true}   every LE connection on the link is lost: each controller tells its host
                    Disconnection Complete with reason 0x08 (Connection Timeout, what a
                    supervision timeout reports) and forgets the connection, so the hosts can
@@ -101,6 +108,8 @@ async def serve_stdin(link, peer):
             print(f'bumble_link.py: unknown command: {line!r}', file=sys.stderr, flush=True)
         elif command.get('lose'):
             lose_every_connection(link)
+        elif peer and command.get('rotate'):
+            loop.create_task(report_failures(rotate_private_address(peer)))
         elif peer and 'pairing' in command:
             configure_matrix_pairing(peer, command['pairing'], passkeys)
         elif 'passkey' in command:
@@ -112,6 +121,23 @@ async def serve_stdin(link, peer):
             release.set()
         else:
             print(f'bumble_link.py: unknown command: {line!r}', file=sys.stderr, flush=True)
+
+
+ADVERTISING = {}  # how the advertising peer advertises, so a rotation can start it again
+
+
+async def take_private_address(device):
+    address = Address.generate_private_address(device.irk)
+    await device.send_command(hci.HCI_LE_Set_Random_Address_Command(random_address=address), check_result=True)
+    device.random_address = address
+    return address
+
+
+async def rotate_private_address(device):
+    await device.stop_advertising()
+    address = await take_private_address(device)
+    await device.start_advertising(**ADVERTISING)
+    print(json.dumps({'rotated': str(address)}), flush=True)
 
 
 async def report_failures(work):
@@ -178,6 +204,7 @@ async def main():
     parser.add_argument('--l2cap-psm', type=lambda text: int(text, 0), default=None)
     parser.add_argument('--more-controllers', type=int, default=0)
     parser.add_argument('--pairing', default=None)
+    parser.add_argument('--privacy', action='store_true')
     args = parser.parse_args()
 
     link = LocalLink()
@@ -206,9 +233,13 @@ async def main():
         psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True), secret=bool(args.pairing))
         # With --pairing the peer takes one connection after another (the pairing matrix), advertising
         # quickly, so each connection finds it advertising at once.
-        await peer.start_advertising(advertising_data=data, own_address_type=1, auto_restart=bool(args.pairing),
-                                     advertising_interval_min=20 if args.pairing else None,
-                                     advertising_interval_max=20 if args.pairing else None)
+        ADVERTISING.update(advertising_data=data, own_address_type=1, auto_restart=bool(args.pairing),
+                           advertising_interval_min=20 if args.pairing else None,
+                           advertising_interval_max=20 if args.pairing else None)
+        if args.privacy:
+            peer.irk = bytes(range(0x20, 0x30))
+            await take_private_address(peer)
+        await peer.start_advertising(**ADVERTISING)
     else:
         psm = None
 

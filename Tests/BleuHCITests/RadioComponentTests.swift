@@ -12,6 +12,7 @@ enum RadioComponents {
 
     static func link(_ handle: UInt16, _ role: HCILink.Role, peer: UUID, address: BluetoothAddress = peripheral) -> HCILink {
         HCILink(handle: ConnectionHandle(handle), role: role, peer: peer, address: address, addressType: .randomDevice,
+                localAddress: BluetoothAddress(string: "C0:00:00:00:00:01")!,
                 bearer: ATTBearer { _ in })
     }
 }

@@ -18,7 +18,8 @@ struct PairedRadios {
 
     static func start(central: SecurityManagerConfiguration = .init(), peripheral: SecurityManagerConfiguration = .init(),
                       pairsOnInsufficientSecurity: Bool = true, centralBondStore: (any BondStore)? = nil,
-                      clock: any Clock<Duration> = ContinuousClock()) async throws -> PairedRadios {
+                      clock: any Clock<Duration> = ContinuousClock(),
+                      peripheralPrivacy: Duration? = nil) async throws -> PairedRadios {
         let air = LinkedControllers()
         await air.run()
         let centralBonds = InMemoryBondStore()
@@ -28,7 +29,8 @@ struct PairedRadios {
                                                                          pairsOnInsufficientSecurity: pairsOnInsufficientSecurity),
                                     clock: clock, bonds: centralBondStore ?? centralBonds)
         let peripheralRadio = HCIRadio(host: HCIHost(transport: air.hostB, clock: clock),
-                                       configuration: HCIRadioConfiguration(security: peripheral), clock: clock,
+                                       configuration: HCIRadioConfiguration(security: peripheral, privateAddressInterval: peripheralPrivacy),
+                                       clock: clock,
                                        bonds: peripheralBonds)
         try await centralRadio.start()
         try await peripheralRadio.start()

@@ -72,6 +72,8 @@ struct ConversionTests {
             == [.readable, .readEncryptionRequired])
         #expect(CBAttributePermissions(AttributePermissions([.writeable, .writeAuthenticationRequired]))
             == [.writeable, .writeEncryptionRequired])
+        #expect(CBAttributePermissions(AttributePermissions([.readable, .writeable, .readSecureConnectionsRequired, .writeSecureConnectionsRequired]))
+            == [.readable, .writeable, .readEncryptionRequired, .writeEncryptionRequired])
         #expect(CBAttributePermissions(AttributePermissions([.readable, .readAuthorizationRequired, .writeAuthorizationRequired]))
             == .readable)
     }

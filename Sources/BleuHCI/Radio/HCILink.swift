@@ -32,6 +32,9 @@ struct HCILink {
     let peer: UUID
     let address: BluetoothAddress
     let addressType: AddressType
+    /// Our address on this link: the one on air when it was made (a private address stays the
+    /// link's after the radio rotates to another). Pairing's confirm values and checks use it.
+    let localAddress: BluetoothAddress
     let bearer: ATTBearer
     /// The ATT MTU, one for both directions of the bearer (Vol 3 Part F §3.4.2).
     var mtu = 23
@@ -43,12 +46,13 @@ struct HCILink {
     private var lastSignalIdentifier: UInt8 = 0
 
     init(handle: ConnectionHandle, role: Role, peer: UUID, address: BluetoothAddress, addressType: AddressType,
-         bearer: ATTBearer) {
+         localAddress: BluetoothAddress, bearer: ATTBearer) {
         self.handle = handle
         self.role = role
         self.peer = peer
         self.address = address
         self.addressType = addressType
+        self.localAddress = localAddress
         self.bearer = bearer
     }
 

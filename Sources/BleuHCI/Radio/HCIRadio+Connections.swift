@@ -117,7 +117,7 @@ extension HCIRadio {
             pipeline.send(L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: bytes), on: handle)
         }
         let link = HCILink(handle: handle, role: role, peer: peer, address: event.peerAddress,
-                           addressType: event.peerAddressType, bearer: bearer)
+                           addressType: event.peerAddressType, localAddress: setup.address, bearer: bearer)
         server.linkOpened(handle, peer: peer, maxMTU: configuration.attMTU, minimumKeySize: configuration.security.minimumKeySize)
         security.linkOpened(handle, role: role == .central ? .initiator : .responder)
         client.linkOpened(handle)

@@ -110,7 +110,7 @@ extension HCIRadio {
     /// initiator's Pairing Request).
     private func newSession(_ role: PairingSession.Role, on link: HCILink, configuration: SecurityManagerConfiguration)
         -> (generation: UInt64, actions: [PairingAction]) {
-        let local = PairingAddress(type: setup.ownAddressType, address: setup.address)
+        let local = PairingAddress(type: setup.ownAddressType, address: link.localAddress)
         let peer = PairingAddress(type: link.addressType, address: link.address)
         var session = PairingSession(role: role, configuration: configuration,
                                      initiatorAddress: role == .initiator ? local : peer,

@@ -98,7 +98,8 @@ public actor HCIRadio {
 
     /// What start-up learned about the controller.
     public var controller: ControllerInfo { setup.controller }
-    /// The address this radio uses on air (known once started).
+    /// The address this radio uses on air now (known once started): with privacy
+    /// (``HCIRadioConfiguration/privateAddressInterval``), the current resolvable private address.
     public var address: BluetoothAddress { setup.address }
     /// Scanning, advertising and connecting use the LE extended commands (decided at start).
     public var usesExtendedCommands: Bool { setup.usesExtendedCommands }
@@ -116,17 +117,30 @@ public actor HCIRadio {
         guard events.state != .poweredOn else { return setup.controller }
         let info = try await host.start()
         setup.controller = info
-        var generator = SystemRandomNumberGenerator()
-        switch configuration.ownAddress ?? .randomStatic(BluetoothAddress.randomStatic(using: &generator)) {
-        case .publicAddress:
-            setup.address = info.address
-            setup.ownAddressType = .publicDevice
-        case .randomStatic(let random):
-            setup.address = random.asRandomStatic
+        if configuration.privateAddressInterval != nil {
+            guard let identity = configuration.security.identity else {
+                throw BleuError.invalidState(.invalidConfiguration(setting: "privateAddressInterval",
+                                                                   requirement: "needs security.identity (its IRK makes the addresses)"))
+            }
+            setup.privacyKey = identity.resolvingKey
+            setup.lastingAddress = identity.address.address
+            setup.address = ResolvablePrivateAddress.make(irk: identity.resolvingKey, random: random)
             setup.ownAddressType = .randomDevice
             _ = try await host.execute(.leSetRandomAddress(setup.address))
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            switch configuration.ownAddress ?? .randomStatic(BluetoothAddress.randomStatic(using: &generator)) {
+            case .publicAddress:
+                setup.address = info.address
+                setup.ownAddressType = .publicDevice
+            case .randomStatic(let random):
+                setup.address = random.asRandomStatic
+                setup.ownAddressType = .randomDevice
+                _ = try await host.execute(.leSetRandomAddress(setup.address))
+            }
+            setup.lastingAddress = setup.address
         }
-        connections.resetPeers(PeerDirectory(localAddress: setup.address, capacity: configuration.maxKnownPeers))
+        connections.resetPeers(PeerDirectory(localAddress: setup.lastingAddress, capacity: configuration.maxKnownPeers))
         setup.usesExtendedCommands = configuration.usesExtendedCommands == .whenSupported && info.supportsExtendedAdvertising
         let logger = logger
         await host.observeDrops { cause, reason in
@@ -150,6 +164,7 @@ public actor HCIRadio {
             })
         }
         events.setState(.poweredOn)
+        schedulePrivateAddressRotation()
         return info
     }
 

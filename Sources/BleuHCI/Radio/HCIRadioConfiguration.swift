@@ -93,6 +93,14 @@ public struct HCIRadioConfiguration: Sendable {
     public var repeatedAttemptsDelay: Duration
     /// The longest a peer is held back after failed pairings.
     public var maximumRepeatedAttemptsDelay: Duration
+    /// Privacy (Core Spec Vol 3 Part C §10.7): when set, the radio advertises, scans and
+    /// connects with resolvable private addresses made from `security.identity`'s IRK, and
+    /// takes a new one each interval (the specification recommends 15 minutes,
+    /// TGAP(private_addr_int)). Bonded peers resolve each to the identity address the pairing
+    /// gave them; anyone else sees an unrelated address each time. `nil` (the default): the
+    /// radio keeps ``ownAddress``. Needs `security.identity`: ``HCIRadio/start()`` throws
+    /// `invalidConfiguration` without one.
+    public var privateAddressInterval: Duration?
 
     /// A configuration; each parameter sets the property of the same name.
     public init(ownAddress: OwnAddress? = nil, deviceName: String = "Bleu", appearance: UInt16 = 0, attMTU: Int = 517,
@@ -109,7 +117,8 @@ public struct HCIRadioConfiguration: Sendable {
                 l2capMTU: Int = 2048, l2capMPS: Int = 247, l2capCredits: Int = 16,
                 security: SecurityManagerConfiguration = SecurityManagerConfiguration(), pairsOnInsufficientSecurity: Bool = true,
                 smpTimeout: Duration = .seconds(30),
-                repeatedAttemptsDelay: Duration = .seconds(2), maximumRepeatedAttemptsDelay: Duration = .seconds(60)) {
+                repeatedAttemptsDelay: Duration = .seconds(2), maximumRepeatedAttemptsDelay: Duration = .seconds(60),
+                privateAddressInterval: Duration? = nil) {
         self.ownAddress = ownAddress
         self.deviceName = deviceName
         self.appearance = appearance
@@ -137,6 +146,7 @@ public struct HCIRadioConfiguration: Sendable {
         self.smpTimeout = smpTimeout
         self.repeatedAttemptsDelay = repeatedAttemptsDelay
         self.maximumRepeatedAttemptsDelay = max(repeatedAttemptsDelay, maximumRepeatedAttemptsDelay)
+        self.privateAddressInterval = privateAddressInterval
     }
 }
 

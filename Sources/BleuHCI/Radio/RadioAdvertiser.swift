@@ -51,14 +51,17 @@ struct RadioAdvertiser {
                 handle: 0, eventProperties: [.connectable, .scannable, .legacy], intervalMin: interval, intervalMax: interval,
                 ownAddressType: ownAddressType)),
         ]
-        if ownAddressType == .randomDevice {
-            commands.append(.raw(.leSetAdvertisingSetRandomAddress, [0] + address.littleEndianBytes))
-        }
+        if ownAddressType == .randomDevice { commands.append(setAddress(address)) }
         commands += [
             .leSetExtendedAdvertisingData(LEExtendedAdvertisingData(data: Array(bytes))),
             .leSetExtendedScanResponseData(LEExtendedAdvertisingData(data: Array(response))),
         ]
         return commands
+    }
+
+    /// LE Set Advertising Set Random Address for set 0 (extended advertising only).
+    static func setAddress(_ address: BluetoothAddress) -> HCICommand {
+        .raw(.leSetAdvertisingSetRandomAddress, [0] + address.littleEndianBytes)
     }
 
     /// LE Set (Extended) Advertising Enable: set 0, or every set when disabling.
