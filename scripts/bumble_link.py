@@ -30,9 +30,10 @@ pairs. "peer" in the first line is the private address.
 Runs until its standard input closes, then exits (so a test that dies takes it along).
 
 Standard input also takes commands, one JSON object a line (the pairing matrix's as well):
-  {"pairing": {"io": 0-4, "sc": B, "mitm": B, "bonding": B, "accept": B}}
+  {"pairing": {"io": 0-4, "sc": B, "mitm": B, "bonding": B, "accept": B, "oob": {...}}}
                    how the peer pairs from now on (bumble_peers.MatrixDelegate: it prints
-                   {"display": N} and {"compare": N}, and confirms every comparison)
+                   {"display": N} and {"compare": N}, and confirms every comparison); "oob"
+                   gives it out-of-band data (bumble_peers.configure_matrix_pairing)
   {"passkey": N}   the passkey the peer's user types when pairing asks for one
   {"pair_with": ADDRESS}
                    the peer connects to ADDRESS, pairs, prints {"paired": true} or {"paired":

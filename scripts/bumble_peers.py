@@ -29,6 +29,7 @@ from bumble.gatt import (
 )
 from bumble.hci import Address
 from bumble.pairing import PairingConfig, PairingDelegate
+from bumble.smp import OobContext, OobLegacyContext, OobSharedData
 
 CONTROL = '6E400002-B5A3-F393-E0A9-E50E24DCCA9E'
 INPUT = '6E400003-B5A3-F393-E0A9-E50E24DCCA9E'
@@ -90,9 +91,25 @@ class MatrixDelegate(PairingDelegate):
 def configure_matrix_pairing(device, spec, passkeys):
     """How `device` pairs from now on, from a {"pairing": {...}} command: io (SMP IO capability
     0-4), sc, mitm, bonding, accept (false: refuse every pairing with Pairing Not Supported,
-    what a device without pairing answers too)."""
+    what a device without pairing answers too), and oob: {"ours": true} makes Bumble's Secure
+    Connections OOB data and prints it as {"oob": {"c": HEX, "r": HEX}}, "peer": {"c", "r"} is
+    the other device's, "tk": HEX a legacy TK (all as Bumble holds them: least significant octet
+    first)."""
     delegate = MatrixDelegate(spec['io'], spec.get('accept', True), passkeys)
-    config = PairingConfig(sc=spec['sc'], mitm=spec['mitm'], bonding=spec['bonding'], delegate=delegate)
+    oob = None
+    if 'oob' in spec:
+        spec_oob = spec['oob']
+        ours = OobContext() if spec_oob.get('ours') else None
+        peer = spec_oob.get('peer')
+        oob = PairingConfig.OobConfig(
+            our_context=ours,
+            peer_data=OobSharedData(c=bytes.fromhex(peer['c']), r=bytes.fromhex(peer['r'])) if peer else None,
+            legacy_context=OobLegacyContext(tk=bytes.fromhex(spec_oob['tk'])) if 'tk' in spec_oob else None,
+        )
+        if ours:
+            shared = ours.share()
+            print(json.dumps({'oob': {'c': shared.c.hex(), 'r': shared.r.hex()}}), flush=True)
+    config = PairingConfig(sc=spec['sc'], mitm=spec['mitm'], bonding=spec['bonding'], delegate=delegate, oob=oob)
     device.pairing_config_factory = lambda _connection: config
 
 

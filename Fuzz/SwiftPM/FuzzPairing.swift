@@ -74,7 +74,8 @@ struct PairingRun {
     var shown: [UInt32?] = [nil, nil]
 
     init(input: inout FuzzInput) {
-        let random = CountingRandom(seed: UInt64(input.byte()) << 8 | UInt64(input.byte()))
+        let seedHigh = input.byte(), seedLow = input.byte()
+        let random = CountingRandom(seed: UInt64(seedHigh) << 8 | UInt64(seedLow))
         func configuration(_ bits: UInt8) -> SecurityManagerConfiguration {
             SecurityManagerConfiguration(ioCapability: Self.capabilities[Int(bits & 0x07) % 5], bonding: bits & 0x08 != 0,
                                          requiresAuthentication: bits & 0x10 != 0, supportsSecureConnections: bits & 0x20 != 0,
@@ -82,11 +83,21 @@ struct PairingRun {
         }
         let initiator = configuration(input.byte())
         let responder = configuration(input.byte())
+        let keyPairs = Self.keys.map { PairingKeyPair(privateKey: $0)! }
+        // Out-of-band data, chosen by the seed's low two bits: none; Secure Connections data both
+        // ways; the responder's data with the initiator only; a legacy TK on both sides.
+        let local = (0..<2).map { LocalOutOfBand(keyPair: keyPairs[$0], random: Array(repeating: UInt8(0x51 + $0), count: 16))! }
+        let outOfBand: [PairingOutOfBand] = switch seedLow & 0x03 {
+        case 1: [PairingOutOfBand(local: local[0], peer: local[1].data), PairingOutOfBand(local: local[1], peer: local[0].data)]
+        case 2: [PairingOutOfBand(peer: local[1].data), PairingOutOfBand(local: local[1])]
+        case 3: [PairingOutOfBand(temporaryKey: Array(repeating: 0x7B, count: 16)), PairingOutOfBand(temporaryKey: Array(repeating: 0x7B, count: 16))]
+        default: [.none, .none]
+        }
         sessions = [
             PairingSession(role: .initiator, configuration: initiator, initiatorAddress: Self.central, responderAddress: Self.peripheral,
-                           keyPair: PairingKeyPair(privateKey: Self.keys[0])!, random: { random.octets($0) }),
+                           keyPair: keyPairs[0], outOfBand: outOfBand[0], random: { random.octets($0) }),
             PairingSession(role: .responder, configuration: responder, initiatorAddress: Self.central, responderAddress: Self.peripheral,
-                           keyPair: PairingKeyPair(privateKey: Self.keys[1])!, random: { random.octets($0) }),
+                           keyPair: keyPairs[1], outOfBand: outOfBand[1], random: { random.octets($0) }),
         ]
         queue = sessions[0].start().map { (0, $0) }
     }

@@ -33,7 +33,7 @@ struct PairingHarness {
 
     /// - Parameter legacyInitiator: The central pairs as a legacy-only device (no Secure Connections).
     init(initiator: SecurityManagerConfiguration, responder: SecurityManagerConfiguration, seed: UInt64,
-         legacyInitiator: Bool = false) {
+         legacyInitiator: Bool = false, initiatorOOB: PairingOutOfBand = .none, responderOOB: PairingOutOfBand = .none) {
         var initiator = initiator
         if legacyInitiator { initiator.supportsSecureConnections = false }
         let source = Locked(SeededRandomNumberGenerator(seed: seed))
@@ -41,9 +41,11 @@ struct PairingHarness {
             source.withLock { generator in (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         }
         self.initiator = PairingSession(role: .initiator, configuration: initiator, initiatorAddress: Self.central,
-                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), random: random)
+                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), outOfBand: initiatorOOB,
+                                        random: random)
         self.responder = PairingSession(role: .responder, configuration: responder, initiatorAddress: Self.central,
-                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), random: random)
+                                        responderAddress: Self.peripheral, keyPair: PairingKeyPair(), outOfBand: responderOOB,
+                                        random: random)
     }
 
     /// Roles whose user was asked for a passkey and has not answered.
@@ -167,6 +169,65 @@ struct PairingSessionTests {
             }
         }
         #expect(count == 200)
+    }
+
+    @Test("Out of Band, Secure Connections: data both ways or either way pairs authenticated with one key; data of another key fails Confirm Value Failed; a flag without data fails OOB Not Available")
+    func outOfBandSecureConnections() throws {
+        let seed = Self.seed()
+        let random: (Int) -> [UInt8] = { count in (0..<count).map { _ in UInt8.random(in: 0...255) } }
+        let central = LocalOutOfBand(random: random)
+        let peripheral = LocalOutOfBand(random: random)
+        let stranger = LocalOutOfBand(random: random)
+        // No display, no keyboard: without OOB these devices could only do Just Works.
+        let configuration = SecurityManagerConfiguration(requiresAuthentication: true)
+        let cases: [(String, PairingOutOfBand, PairingOutOfBand, SMPReason?)] = [
+            ("both ways", PairingOutOfBand(local: central, peer: peripheral.data), PairingOutOfBand(local: peripheral, peer: central.data), nil),
+            ("the central holds the peripheral's", PairingOutOfBand(peer: peripheral.data), PairingOutOfBand(local: peripheral), nil),
+            ("the peripheral holds the central's", PairingOutOfBand(local: central), PairingOutOfBand(peer: central.data), nil),
+            ("data of another key", PairingOutOfBand(peer: stranger.data), PairingOutOfBand(local: peripheral), .confirmValueFailed),
+            ("a random value that is not the confirm's",
+             PairingOutOfBand(peer: OutOfBandData(confirm: peripheral.data.confirm, random: stranger.data.random)),
+             PairingOutOfBand(local: peripheral), .confirmValueFailed),
+            ("a flag without data made here", PairingOutOfBand(peer: peripheral.data), .none, .oobNotAvailable),
+        ]
+        for (index, (label, initiatorOOB, responderOOB, failure)) in cases.enumerated() {
+            var harness = PairingHarness(initiator: configuration, responder: configuration, seed: seed &+ UInt64(index),
+                                         initiatorOOB: initiatorOOB, responderOOB: responderOOB)
+            try harness.run()
+            if let failure {
+                let failed = harness.failures[.initiator] ?? harness.failures[.responder]
+                #expect(failed?.reason == failure && harness.outcomes.isEmpty, "\(label): \(harness.failures)")
+                continue
+            }
+            let a = try #require(harness.outcomes[.initiator], "\(label): \(harness.failures)")
+            let b = try #require(harness.outcomes[.responder], "\(label): \(harness.failures)")
+            #expect(a.model == .outOfBand && b.model == .outOfBand && a.authenticated && a.secureConnections, "\(label)")
+            #expect(a.secureConnectionsKey != nil && a.secureConnectionsKey == b.secureConnectionsKey, "\(label)")
+            #expect(!harness.pdus.contains { if case .pairingConfirm = $0.1 { true } else { false } }, "\(label): no confirm crosses the air")
+        }
+    }
+
+    @Test("Out of Band, legacy: a shared TK pairs authenticated; different TKs fail Confirm Value Failed; a TK on one side only leaves the IO capabilities to choose")
+    func outOfBandLegacy() throws {
+        let seed = Self.seed()
+        let legacy = SecurityManagerConfiguration(supportsSecureConnections: false)
+        let key = Array(UInt8(1)...16)
+        var shared = PairingHarness(initiator: legacy, responder: legacy, seed: seed, initiatorOOB: PairingOutOfBand(temporaryKey: key),
+                                    responderOOB: PairingOutOfBand(temporaryKey: key))
+        try shared.run()
+        let a = try #require(shared.outcomes[.initiator], "\(shared.failures)")
+        #expect(a.model == .outOfBand && a.authenticated && !a.secureConnections)
+        #expect(shared.outcomes[.responder]?.model == .outOfBand)
+
+        var different = PairingHarness(initiator: legacy, responder: legacy, seed: seed &+ 1,
+                                       initiatorOOB: PairingOutOfBand(temporaryKey: key),
+                                       responderOOB: PairingOutOfBand(temporaryKey: key.reversed()))
+        try different.run()
+        #expect((different.failures[.initiator] ?? different.failures[.responder])?.reason == .confirmValueFailed)
+
+        var oneSide = PairingHarness(initiator: legacy, responder: legacy, seed: seed &+ 2, initiatorOOB: PairingOutOfBand(temporaryKey: key))
+        try oneSide.run()
+        #expect(oneSide.outcomes[.initiator]?.model == .justWorks, "\(oneSide.failures)")
     }
 
     @Test("a wrong passkey fails with Confirm Value Failed; a cancelled one with Passkey Entry Failed")

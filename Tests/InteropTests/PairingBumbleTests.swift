@@ -82,4 +82,101 @@ struct PairingBumbleTests {
         #expect(bond.authenticated == mode.hasPrefix("passkey"))
         await radio.stop()
     }
+
+    /// Who holds whose out-of-band data in an OOB pairing with Bumble.
+    enum OutOfBandCase: String, CaseIterable, Sendable {
+        case both, bumbleHoldsOurs, weHoldBumbles, weHoldTampered, legacy
+    }
+
+    @Test("our central pairs Out of Band with Bumble's peripheral: Secure Connections data either way or both, a tampered value refused, and a legacy TK",
+          arguments: OutOfBandCase.allCases)
+    func outOfBand(_ oobCase: OutOfBandCase) async throws {
+        let link = try await BumbleLink.start(peer: "advertise", name: "bumble-oob", extra: ["--pairing", "justworks"])
+        defer { link.stop() }
+        let legacy = oobCase == .legacy
+        // No display, no keyboard, MITM demanded: only Out of Band can give authenticated keys.
+        let radio = try await BumbleLink.radio(port: link.portA, configuration: HCIRadioConfiguration(security: SecurityManagerConfiguration(
+            requiresAuthentication: true, supportsSecureConnections: !legacy)), name: "central")
+        let central = HCICentralManager(radio: radio)
+        // Bumble holds OOB values least significant octet first; this package most significant first.
+        let ours = await radio.makeOutOfBandData()
+        let temporaryKey = Array(UInt8(0xA0)..<UInt8(0xB0))
+        var oob: [String: any Sendable] = legacy ? ["tk": hexString(temporaryKey.reversed())] : ["ours": true]
+        if oobCase == .both || oobCase == .bumbleHoldsOurs {
+            oob["peer"] = ["c": hexString(ours.confirm.reversed()), "r": hexString(ours.random.reversed())]
+        }
+        try link.send(["pairing": ["io": 3, "sc": !legacy, "mitm": true, "bonding": true, "oob": oob] as [String: any Sendable]])
+        var bumbles: OutOfBandData?
+        if !legacy {
+            while bumbles == nil, let object = try await link.nextObject() {
+                guard let shared = object["oob"] as? [String: String] else { continue }
+                bumbles = OutOfBandData(confirm: decodeHex(shared["c"] ?? "")?.reversed() ?? [],
+                                        random: decodeHex(shared["r"] ?? "")?.reversed() ?? [])
+            }
+        }
+
+        #expect(legacy || bumbles != nil, "Bumble printed its OOB data")
+        let found = try await central.scan().first { $0.localName == "bumble-oob" }
+        await central.stopScan()
+        let id = try #require(found?.peripheral)
+        switch oobCase {
+        case .both, .weHoldBumbles: await radio.setOutOfBandData(bumbles, for: id)
+        case .weHoldTampered:
+            await radio.setOutOfBandData(bumbles.flatMap { OutOfBandData(confirm: $0.confirm, random: $0.random.reversed()) }, for: id)
+        case .legacy: await radio.setOutOfBandTemporaryKey(temporaryKey, for: id)
+        case .bumbleHoldsOurs: break
+        }
+        try await central.connect(id, timeout: .seconds(10))
+        if oobCase == .weHoldTampered {
+            await #expect { try await central.pair(id, minimum: .authenticated) } throws: {
+                ($0 as? BleuError) == .pairingFailed(.smp(.confirmValueFailed))
+            }
+            await radio.stop()
+            return
+        }
+        try await central.pair(id, minimum: .authenticated)
+        #expect(await central.securityLevel(of: id) == (legacy ? .authenticated : .authenticatedSecureConnections))
+        let bond = try #require(try radio.bonds.bonds().first)
+        #expect(bond.authenticated && bond.secureConnections == !legacy)
+        let services = try await central.discoverServices([BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")], on: id)
+        let service = try #require(services.first)
+        let secret = try #require(try await central.discoverCharacteristics([Self.secret], for: service).first)
+        #expect(try await central.read(secret) == Data("secret".utf8))
+        await radio.stop()
+    }
+
+    @Test("Bumble's central pairs Out of Band with our peripheral, the data crossing both ways")
+    func outOfBandOurPeripheral() async throws {
+        let ourAddress = BluetoothAddress(string: "C0:00:00:00:00:0B")!
+        let bumbleAddress = BluetoothAddress(string: "D0:00:00:00:00:0B")!
+        let link = try await BumbleLink.start(peer: "central-idle", peerAddress: bumbleAddress.description)
+        defer { link.stop() }
+        let radio = try await BumbleLink.radio(port: link.portA, configuration: HCIRadioConfiguration(
+            ownAddress: .randomStatic(ourAddress), security: SecurityManagerConfiguration(requiresAuthentication: true)), name: "peripheral")
+        let ours = await radio.makeOutOfBandData()
+        try link.send(["pairing": ["io": 3, "sc": true, "mitm": true, "bonding": true, "oob": [
+            "ours": true, "peer": ["c": hexString(ours.confirm.reversed()), "r": hexString(ours.random.reversed())],
+        ] as [String: any Sendable]] as [String: any Sendable]])
+        var bumbles: OutOfBandData?
+        while bumbles == nil, let object = try await link.nextObject() {
+            guard let shared = object["oob"] as? [String: String] else { continue }
+            bumbles = OutOfBandData(confirm: decodeHex(shared["c"] ?? "")?.reversed() ?? [], random: decodeHex(shared["r"] ?? "")?.reversed() ?? [])
+        }
+        guard let bumbles else {
+            Issue.record("Bumble printed no OOB data")
+            return
+        }
+        let central = await radio.identify(bumbleAddress, type: .randomDevice)
+        await radio.setOutOfBandData(bumbles, for: central)
+        try await HCIPeripheralManager(radio: radio).startAdvertising(AdvertisingData(localName: "bleu-oob"))
+        try link.send(["pair_with": ourAddress.description])
+        var report: [String: Any] = [:]
+        while report["paired"] == nil, let object = try await link.nextObject() { report = object }
+        #expect(report["paired"] as? Bool == true, "\(report)")
+        await settled { await radio.securityLevel(of: central) == .authenticatedSecureConnections }
+        #expect(await radio.securityLevel(of: central) == .authenticatedSecureConnections)
+        #expect(try radio.bonds.bonds().first?.authenticated == true)
+        try link.send(["release": true])
+        await radio.stop()
+    }
 }

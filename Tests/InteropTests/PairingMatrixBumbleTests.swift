@@ -284,7 +284,7 @@ struct PairingMatrixBumbleTests {
 
 /// Waits, yielding to other tasks, until `condition` holds (our side finishes key distribution a
 /// moment after Bumble reports the pairing): state polling, not a timed sleep.
-private func settled(_ condition: () async -> Bool) async {
+func settled(_ condition: () async -> Bool) async {
     for _ in 0..<100_000 where !(await condition()) { await Task.yield() }
 }
 

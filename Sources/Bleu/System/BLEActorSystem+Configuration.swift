@@ -11,6 +11,11 @@ extension BLEActorSystem {
         public var callTimeout: Duration
         /// How long one connection attempt, or setting up a link, or locating a saved actor id
         /// may take.
+        ///
+        /// Setting up a link to an actor whose ``ServiceMetadata/security`` needs pairing
+        /// includes the pairing, and with passkey entry or numeric comparison the user's answer:
+        /// allow for it (the Security Manager itself gives up after 30 s without the peer's next
+        /// message), for example 45 s where a person types a passkey.
         public var connectionTimeout: Duration
         /// How the links to held actors are kept: backoff, retention, and what calls do while a
         /// link is down.

@@ -16,6 +16,30 @@ extension HCIRadio {
         pairingDelegate = delegate
     }
 
+    /// Makes this radio's LE Secure Connections out-of-band data, to hand a peer outside
+    /// Bluetooth (with ``address``): its pairings use the data's key pair from now on, and a
+    /// peer that received the data pairs with the Out of Band model (authenticated keys)
+    /// without a display or keyboard. Calling it again replaces the data.
+    public func makeOutOfBandData() -> OutOfBandData {
+        let local = LocalOutOfBand(random: random)
+        security.localOutOfBand = local
+        return local.data
+    }
+
+    /// The LE Secure Connections out-of-band data `peer` handed over (`nil` forgets it): a
+    /// pairing with it uses the Out of Band model and fails with Confirm Value Failed when the
+    /// peer's public key is not the one the data was made with.
+    public func setOutOfBandData(_ data: OutOfBandData?, for peer: UUID) {
+        security.peerOutOfBand[peer] = data
+    }
+
+    /// LE legacy out-of-band pairing: the 16-octet temporary key this device and `peer` both
+    /// hold (`nil` forgets it). Used when the pairing is legacy and both sides set the OOB flag;
+    /// a key of another length fails such a pairing with OOB Not Available.
+    public func setOutOfBandTemporaryKey(_ key: [UInt8]?, for peer: UUID) {
+        security.outOfBandTemporaryKeys[peer] = key
+    }
+
     /// How the link to `peer` is protected now (`nil` when there is no link).
     public func securityLevel(of peer: UUID) -> SecurityLevel? {
         connections.anyLink(to: peer).flatMap { security[$0.handle]?.security.level }
@@ -115,7 +139,7 @@ extension HCIRadio {
         var session = PairingSession(role: role, configuration: configuration,
                                      initiatorAddress: role == .initiator ? local : peer,
                                      responderAddress: role == .initiator ? peer : local,
-                                     keyPair: PairingKeyPair(), random: random)
+                                     keyPair: PairingKeyPair(), outOfBand: security.outOfBand(for: link.peer), random: random)
         let actions = session.start()
         let generation = security.nextGeneration(link.handle)
         security[link.handle]?.session = session

@@ -38,6 +38,15 @@ struct SecurityTable {
     }
 
     private var links: [ConnectionHandle: Link] = [:]
+    /// Out-of-band data: this radio's (handed out), and what each peer handed over.
+    var localOutOfBand: LocalOutOfBand?
+    var peerOutOfBand: [UUID: OutOfBandData] = [:]
+    var outOfBandTemporaryKeys: [UUID: [UInt8]] = [:]
+
+    /// What a pairing with `peer` may use out of band.
+    func outOfBand(for peer: UUID) -> PairingOutOfBand {
+        PairingOutOfBand(local: localOutOfBand, peer: peerOutOfBand[peer], temporaryKey: outOfBandTemporaryKeys[peer])
+    }
     /// Peers whose pairing attempts are held back after failures.
     var attempts = RepeatedAttempts()
 

@@ -93,9 +93,9 @@ extension Bond: Codable {
         secureConnections = try c.decode(Bool.self, forKey: .secureConnections)
         authenticated = try c.decode(Bool.self, forKey: .authenticated)
         keySize = try c.decode(Int.self, forKey: .keySize)
-        peerResolvingKey = try c.decodeIfPresent(String.self, forKey: .peerResolvingKey) == nil ? nil : try Self.key(c, .peerResolvingKey)
-        peerSigningKey = try c.decodeIfPresent(String.self, forKey: .peerSigningKey) == nil ? nil : try Self.key(c, .peerSigningKey)
-        localSigningKey = try c.decodeIfPresent(String.self, forKey: .localSigningKey) == nil ? nil : try Self.key(c, .localSigningKey)
+        peerResolvingKey = try Self.optionalKey(c, .peerResolvingKey)
+        peerSigningKey = try Self.optionalKey(c, .peerSigningKey)
+        localSigningKey = try Self.optionalKey(c, .localSigningKey)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -116,7 +116,16 @@ extension Bond: Codable {
 
     /// A 16-octet key written as 32 hexadecimal digits.
     private static func key(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
-        guard let octets = decodeHex(try c.decode(String.self, forKey: key)), octets.count == 16 else {
+        try octets(of: try c.decode(String.self, forKey: key), c, key)
+    }
+
+    /// A key that may be absent (`nil`), else as ``key(_:_:)``.
+    private static func optionalKey(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8]? {
+        try c.decodeIfPresent(String.self, forKey: key).map { try octets(of: $0, c, key) }
+    }
+
+    private static func octets(of text: String, _ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
+        guard let octets = decodeHex(text), octets.count == 16 else {
             throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not a 16-octet key")
         }
         return octets

@@ -5,9 +5,10 @@ import BleuCore
 /// answers, and carries out the ``PairingAction``s it returns: sending PDUs, asking the user,
 /// starting encryption. It owns no timer: the shell runs the 30-second SMP timeout.
 ///
-/// Both LE Secure Connections (Just Works, Numeric Comparison, Passkey Entry) and LE legacy
-/// pairing (Just Works, Passkey Entry) are implemented; out-of-band data is not taken yet, so a
-/// pairing whose model would be OOB fails with OOB Not Available.
+/// Both LE Secure Connections (Just Works, Numeric Comparison, Passkey Entry, Out of Band in one
+/// or both directions) and LE legacy pairing (Just Works, Passkey Entry, Out of Band with a
+/// shared TK) are implemented. A pairing whose model is OOB without the data it needs fails
+/// with OOB Not Available.
 public struct PairingSession: Sendable {
     /// The initiator is the central; the responder the peripheral.
     public enum Role: Sendable, Hashable {
@@ -50,6 +51,7 @@ public struct PairingSession: Sendable {
     let initiatorAddress: PairingAddress
     let responderAddress: PairingAddress
     let keyPair: PairingKeyPair
+    let outOfBand: PairingOutOfBand
     private let random: @Sendable (Int) -> [UInt8]
 
     private(set) var phase: Phase = .idle
@@ -72,6 +74,10 @@ public struct PairingSession: Sendable {
     private var userConfirmed = false
     private var peerCheck: [UInt8]?
     private var longTermKey: [UInt8]?
+    /// Out of Band: the initiator's and the responder's `r` (zero for a side whose data did
+    /// not cross).
+    private var outOfBandValues: (initiator: [UInt8], responder: [UInt8]) = ([UInt8](repeating: 0, count: 16),
+                                                                              [UInt8](repeating: 0, count: 16))
 
     // Legacy
     private var temporaryKey: [UInt8]?
@@ -89,16 +95,27 @@ public struct PairingSession: Sendable {
     ///   - configuration: What this side can do and demands.
     ///   - initiatorAddress: The central's address on the link.
     ///   - responderAddress: The peripheral's address on the link.
-    ///   - keyPair: This side's P-256 key pair (Secure Connections).
+    ///   - keyPair: This side's P-256 key pair (Secure Connections); with local out-of-band
+    ///     data, that data's key pair is used instead.
+    ///   - outOfBand: The out-of-band data this pairing may use.
     ///   - random: `count` random octets (cryptographically strong outside tests).
     public init(role: Role, configuration: SecurityManagerConfiguration, initiatorAddress: PairingAddress,
-                responderAddress: PairingAddress, keyPair: PairingKeyPair, random: @escaping @Sendable (Int) -> [UInt8]) {
+                responderAddress: PairingAddress, keyPair: PairingKeyPair, outOfBand: PairingOutOfBand = .none,
+                random: @escaping @Sendable (Int) -> [UInt8]) {
         self.role = role
         self.configuration = configuration
         self.initiatorAddress = initiatorAddress
         self.responderAddress = responderAddress
-        self.keyPair = keyPair
+        self.keyPair = outOfBand.local?.keyPair ?? keyPair
+        self.outOfBand = outOfBand
         self.random = random
+    }
+
+    /// The OOB data flag this side sends: it holds the peer's data — Secure Connections' when
+    /// it supports Secure Connections (a legacy TK alone would make a Secure Connections peer
+    /// expect data that did not cross), else a legacy TK.
+    private var hasPeerOutOfBandData: Bool {
+        configuration.supportsSecureConnections ? outOfBand.peer != nil : outOfBand.temporaryKey != nil
     }
 
     /// Whether the pairing ended (completed or failed).
@@ -119,8 +136,9 @@ public struct PairingSession: Sendable {
         guard role == .initiator, phase == .idle else { return [] }
         let wanted: KeyDistribution = configuration.bonding ? [.encryptionKey, .identityKey, .signingKey] : []
         let offered: KeyDistribution = configuration.bonding && configuration.identity != nil ? [.identityKey] : []
-        let features = PairingFeatures(ioCapability: configuration.ioCapability, authentication: localAuthentication,
-                                       maximumKeySize: 16, initiatorKeys: offered, responderKeys: wanted)
+        let features = PairingFeatures(ioCapability: configuration.ioCapability, oobDataPresent: hasPeerOutOfBandData,
+                                       authentication: localAuthentication, maximumKeySize: 16, initiatorKeys: offered,
+                                       responderKeys: wanted)
         request = features
         phase = .features
         return [.send(.pairingRequest(features))]
@@ -202,7 +220,8 @@ public struct PairingSession: Sendable {
             return [.send(.pairingRandom(localNonce))]
         case (.initiator, .nonce, .pairingRandom(let value)):
             peerNonce = value
-            guard peerConfirm == SecurityFunctions.f4(u: peerKey!.x, v: keyPair.x, x: value, z: 0) else {
+            // Out of Band has no confirm: the OOB confirm value was checked against the public key.
+            guard model == .outOfBand || peerConfirm == SecurityFunctions.f4(u: peerKey!.x, v: keyPair.x, x: value, z: 0) else {
                 throw PairingFailure(reason: .confirmValueFailed, byPeer: false)
             }
             if model == .numericComparison {
@@ -227,9 +246,7 @@ public struct PairingSession: Sendable {
             return try answerCheck(value)
         case (.initiator, .dhKeyCheck, .pairingDHKeyCheck(let value)):
             let keys = stage2Keys()
-            let expected = SecurityFunctions.f6(w: keys.macKey, n1: peerNonce, n2: localNonce, r: passkeyValue,
-                                                ioCap: ioCap(response!), a1: responderAddress.octets, a2: initiatorAddress.octets)
-            guard value == expected else { throw PairingFailure(reason: .dhKeyCheckFailed, byPeer: false) }
+            guard value == responderCheck(keys.macKey) else { throw PairingFailure(reason: .dhKeyCheckFailed, byPeer: false) }
             longTermKey = masked(keys.ltk)
             phase = .encrypting
             return [.encrypt(LongTermKey(key: longTermKey!))]
@@ -259,7 +276,8 @@ public struct PairingSession: Sendable {
         let accepts: KeyDistribution = [.encryptionKey, .identityKey, .signingKey]
         var authentication = localAuthentication
         if !bonding { authentication.remove(.bonding) }
-        let answer = PairingFeatures(ioCapability: configuration.ioCapability, authentication: authentication, maximumKeySize: 16,
+        let answer = PairingFeatures(ioCapability: configuration.ioCapability, oobDataPresent: hasPeerOutOfBandData,
+                                     authentication: authentication, maximumKeySize: 16,
                                      initiatorKeys: bonding ? features.initiatorKeys.intersection(accepts) : [],
                                      responderKeys: bonding ? features.responderKeys.intersection(canDistribute) : [])
         request = features
@@ -300,7 +318,7 @@ public struct PairingSession: Sendable {
             throw PairingFailure(reason: .authenticationRequirements, byPeer: false)
         }
         model = AssociationModel.select(initiator: request, responder: response, secureConnections: secureConnections)
-        guard model != .outOfBand else { throw PairingFailure(reason: .oobNotAvailable, byPeer: false) }
+        if model == .outOfBand { try takeOutOfBand() }
         guard model.isAuthenticated || !configuration.requiresAuthentication else {
             throw PairingFailure(reason: .authenticationRequirements, byPeer: false)
         }
@@ -329,6 +347,16 @@ public struct PairingSession: Sendable {
             phase = .passkeyConfirm
             return actions + passkeyBegin()
         }
+        if model == .outOfBand {
+            // The peer's OOB confirm must be of the public key it sent here (§2.3.5.6.4).
+            if let peer = outOfBand.peer, peer.confirm != SecurityFunctions.f4(u: x, v: x, x: peer.random, z: 0) {
+                throw PairingFailure(reason: .confirmValueFailed, byPeer: false)
+            }
+            localNonce = random(16)
+            phase = .nonce
+            if role == .initiator { actions.append(.send(.pairingRandom(localNonce))) }
+            return actions
+        }
         switch role {
         case .initiator:
             phase = .commitment
@@ -343,47 +371,81 @@ public struct PairingSession: Sendable {
     /// The six digits of Numeric Comparison.
     private var comparisonNumber: UInt32 {
         let (initiatorX, responderX) = role == .initiator ? (keyPair.x, peerKey!.x) : (peerKey!.x, keyPair.x)
-        let (initiatorNonce, responderNonce) = role == .initiator ? (localNonce, peerNonce) : (peerNonce, localNonce)
-        return SecurityFunctions.g2(u: initiatorX, v: responderX, x: initiatorNonce, y: responderNonce) % 1_000_000
+        return SecurityFunctions.g2(u: initiatorX, v: responderX, x: nonces.initiator, y: nonces.responder) % 1_000_000
     }
 
     /// MacKey and LTK from the DHKey, the two nonces and the two addresses.
     private func stage2Keys() -> (macKey: [UInt8], ltk: [UInt8]) {
-        let (initiatorNonce, responderNonce) = role == .initiator ? (localNonce, peerNonce) : (peerNonce, localNonce)
-        return SecurityFunctions.f5(w: dhKey, n1: initiatorNonce, n2: responderNonce,
-                                    a1: initiatorAddress.octets, a2: responderAddress.octets)
+        SecurityFunctions.f5(w: dhKey, n1: nonces.initiator, n2: nonces.responder, a1: initiatorAddress.octets, a2: responderAddress.octets)
     }
 
-    /// `ra` and `rb` of stage 2: the passkey with Passkey Entry, else zero.
+    /// The passkey as a 128-bit value (zero until known): legacy Passkey Entry's TK, and
+    /// Secure Connections Passkey Entry's `ra` and `rb`.
     private var passkeyValue: [UInt8] {
         let value = model.isPasskeyEntry ? passkey ?? 0 : 0
         return [UInt8](repeating: 0, count: 12) + (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
+    }
+
+    /// `ra` (the initiator's) and `rb` (the responder's) of the DHKey checks: the passkey with
+    /// Passkey Entry, the OOB random values with Out of Band, else zero. `Ea` takes `rb`, `Eb` `ra`.
+    private var checkValues: (initiator: [UInt8], responder: [UInt8]) {
+        model == .outOfBand ? outOfBandValues : (passkeyValue, passkeyValue)
+    }
+
+    /// Out of Band chosen: this side needs the data the flags promise. Secure Connections: the
+    /// peer's flag says it holds our data (so our key pair and `r` must be those we handed
+    /// out), ours that we hold its; a side whose data did not cross counts `r` as zero.
+    /// Legacy: the shared TK.
+    private mutating func takeOutOfBand() throws(PairingFailure) {
+        guard let request, let response else { throw PairingFailure(reason: .unspecifiedReason, byPeer: false) }
+        guard secureConnections else {
+            guard outOfBand.temporaryKey?.count == 16 else { throw PairingFailure(reason: .oobNotAvailable, byPeer: false) }
+            return
+        }
+        let peerHoldsOurs = (role == .initiator ? response : request).oobDataPresent
+        var local = [UInt8](repeating: 0, count: 16)
+        if peerHoldsOurs {
+            guard let ours = outOfBand.local else { throw PairingFailure(reason: .oobNotAvailable, byPeer: false) }
+            local = ours.data.random
+        }
+        let peer = outOfBand.peer?.random ?? [UInt8](repeating: 0, count: 16)
+        outOfBandValues = role == .initiator ? (local, peer) : (peer, local)
     }
 
     private func ioCap(_ features: PairingFeatures) -> [UInt8] {
         [features.authentication.rawValue, features.oobDataPresent ? 1 : 0, features.ioCapability.rawValue]
     }
 
+    /// The nonces by role: `Na` (the initiator's) and `Nb` (the responder's).
+    private var nonces: (initiator: [UInt8], responder: [UInt8]) {
+        role == .initiator ? (localNonce, peerNonce) : (peerNonce, localNonce)
+    }
+
+    /// The initiator's DHKey check, `Ea = f6(MacKey, Na, Nb, rb, IOcapA, A, B)`.
+    private func initiatorCheck(_ macKey: [UInt8]) -> [UInt8] {
+        SecurityFunctions.f6(w: macKey, n1: nonces.initiator, n2: nonces.responder, r: checkValues.responder,
+                             ioCap: ioCap(request!), a1: initiatorAddress.octets, a2: responderAddress.octets)
+    }
+
+    /// The responder's DHKey check, `Eb = f6(MacKey, Nb, Na, ra, IOcapB, B, A)`.
+    private func responderCheck(_ macKey: [UInt8]) -> [UInt8] {
+        SecurityFunctions.f6(w: macKey, n1: nonces.responder, n2: nonces.initiator, r: checkValues.initiator,
+                             ioCap: ioCap(response!), a1: responderAddress.octets, a2: initiatorAddress.octets)
+    }
+
     /// The initiator sends its DHKey check Ea.
     private mutating func sendCheck() throws(PairingFailure) -> [PairingAction] {
-        let keys = stage2Keys()
-        let check = SecurityFunctions.f6(w: keys.macKey, n1: localNonce, n2: peerNonce, r: passkeyValue,
-                                         ioCap: ioCap(request!), a1: initiatorAddress.octets, a2: responderAddress.octets)
         phase = .dhKeyCheck
-        return [.send(.pairingDHKeyCheck(check))]
+        return [.send(.pairingDHKeyCheck(initiatorCheck(stage2Keys().macKey)))]
     }
 
     /// The responder checks Ea and answers with Eb.
     private mutating func answerCheck(_ check: [UInt8]) throws(PairingFailure) -> [PairingAction] {
         let keys = stage2Keys()
-        let expected = SecurityFunctions.f6(w: keys.macKey, n1: peerNonce, n2: localNonce, r: passkeyValue,
-                                            ioCap: ioCap(request!), a1: initiatorAddress.octets, a2: responderAddress.octets)
-        guard check == expected else { throw PairingFailure(reason: .dhKeyCheckFailed, byPeer: false) }
-        let answer = SecurityFunctions.f6(w: keys.macKey, n1: localNonce, n2: peerNonce, r: passkeyValue,
-                                          ioCap: ioCap(response!), a1: responderAddress.octets, a2: initiatorAddress.octets)
+        guard check == initiatorCheck(keys.macKey) else { throw PairingFailure(reason: .dhKeyCheckFailed, byPeer: false) }
         longTermKey = masked(keys.ltk)
         phase = .encrypting
-        return [.send(.pairingDHKeyCheck(answer))]
+        return [.send(.pairingDHKeyCheck(responderCheck(keys.macKey)))]
     }
 
     // MARK: Passkey Entry
@@ -474,11 +536,11 @@ public struct PairingSession: Sendable {
 
     // MARK: Legacy pairing
 
-    /// After the features: the TK of Just Works, or the passkey's.
+    /// After the features: the TK of Just Works, of Out of Band, or the passkey's.
     private mutating func legacyBegin() -> [PairingAction] {
         phase = .legacyConfirm
         if model.isPasskeyEntry { return passkeyBegin() }
-        temporaryKey = [UInt8](repeating: 0, count: 16)
+        temporaryKey = model == .outOfBand ? outOfBand.temporaryKey : [UInt8](repeating: 0, count: 16)
         return legacyTemporaryKeyKnown()
     }
 
@@ -511,8 +573,7 @@ public struct PairingSession: Sendable {
     private mutating func legacyRandomReceived(_ value: [UInt8]) throws(PairingFailure) -> [PairingAction] {
         guard peerConfirm == legacyConfirm(value) else { throw PairingFailure(reason: .confirmValueFailed, byPeer: false) }
         peerNonce = value
-        let (initiatorRandom, responderRandom) = role == .initiator ? (localNonce, peerNonce) : (peerNonce, localNonce)
-        shortTermKey = masked(SecurityFunctions.s1(k: temporaryKey!, r1: responderRandom, r2: initiatorRandom))
+        shortTermKey = masked(SecurityFunctions.s1(k: temporaryKey!, r1: nonces.responder, r2: nonces.initiator))
         phase = .encrypting
         switch role {
         case .initiator: return [.encrypt(LongTermKey(key: shortTermKey!))]
