@@ -11,10 +11,13 @@ link is encrypted only when the peripheral's key matches the central's.
 Starts the RootCanal binary the `rootcanal` package ships (1.10.0: later builds need a newer
 glibc than Debian 12's) on free loopback ports, waits until its HCI port accepts connections,
 and prints one JSON line: {"hci_port": PORT}. Each host that connects to that port gets a
-controller of its own on the same LE air. Runs until its standard input closes, then stops
-RootCanal (so a test that dies takes it along).
+controller of its own on the same LE air. Runs until its standard input closes or it is sent
+SIGTERM, then stops RootCanal; RootCanal also dies with this script however it ends (the kernel
+sends it SIGTERM when its parent exits), so no test leaves a controller running.
 """
+import ctypes
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -29,11 +32,22 @@ def free_port():
         return sock.getsockname()[1]
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    # Runs in the child between fork and exec: Linux sends it SIGTERM when this script exits.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def main():
+    # A test stops the script with SIGTERM right after closing its input: end through `finally`.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     hci, test, link, ble = (free_port() for _ in range(4))
     binary = rootcanal.binaries.get_package_binary_resource_path('rootcanal')
     process = subprocess.Popen([binary, f'-hci_port={hci}', f'-test_port={test}', f'-link_port={link}',
-                                f'-link_ble_port={ble}'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                f'-link_ble_port={ble}'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=die_with_parent)
     try:
         for _ in range(200):
             if process.poll() is not None:

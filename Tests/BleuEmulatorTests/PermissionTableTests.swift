@@ -14,10 +14,13 @@ struct PermissionTableTests {
     /// The property sets: every property a rule looks at, and the command-only / indicate-only kind.
     static let propertySets: [CharacteristicProperties] = [[.read, .write, .notify], [.writeWithoutResponse, .indicate]]
 
-    /// The permission sets: all 256 combinations of the eight low bits, and each readable or
-    /// writeable one again with each combination of the two Secure Connections (level 4) bits.
-    static let permissionValues: [Int] = (0...255).flatMap { low in
-        [0, 0x100, 0x200, 0x300].compactMap { high in high == 0 || low & 0x03 != 0 ? low | high : nil }
+    /// The permission sets: all 256 combinations of the eight low bits, and the Secure
+    /// Connections (level 4) bits in each combination with readable / writeable, with and without
+    /// the authorization bits. (Every combination of all ten bits is checked against the
+    /// specification's rules in `AttributeAccessTests`; here the backends' plumbing of each
+    /// level is what is compared.)
+    static let permissionValues: [Int] = Array(0...255) + [0x100, 0x200, 0x300].flatMap { high in
+        [0x01, 0x02, 0x03, 0xC1, 0xC2, 0xC3].map { $0 | high }
     }
 
     /// One characteristic per property set × permission set.

@@ -19,7 +19,13 @@ struct FlowControlTests {
         emulator.writeWithoutResponseQueueDepth = writeDepth
         emulator.notificationQueueDepth = notificationDepth
         emulator.centralMTU = 23  // 20-byte fragments: every message of more than a few bytes is several
-        return ConnectedPair(emulator: emulator)
+        // The link runs in real time: a call takes about a second here, alone on the cores. The
+        // calls' timeout leaves room for a loaded machine (ThreadSanitizer, tests in parallel);
+        // the test checks what arrives, not how fast.
+        var configuration = BLEActorSystem.Configuration.fast
+        configuration.callTimeout = .seconds(30)
+        configuration.connectionTimeout = .seconds(30)
+        return ConnectedPair(emulator: emulator, configuration: configuration)
     }
 
     @Test("multi-fragment calls and replies arrive whole, in order, through queues of depth 1–2",
