@@ -15,6 +15,8 @@ struct ControllerSetup: Sendable {
     var privacyKey: [UInt8]?
     /// A rotation of the private address is running.
     var rotatingAddress = false
+    /// Numbers the rotation timers: only the newest rotates (a manual rotation starts a new one).
+    var rotationTimer: UInt64 = 0
     var usesExtendedCommands = false
 
     /// Whether the controller has LE Data Length Extension (LE feature bit 5).

@@ -10,7 +10,12 @@ extension HCIRadio {
     /// Starts the timer of the next rotation, when privacy is on.
     func schedulePrivateAddressRotation(after delay: Duration? = nil) {
         guard let interval = configuration.privateAddressInterval, setup.privacyKey != nil else { return }
-        spawn(after: delay ?? interval) { radio in await radio.rotatePrivateAddress() }
+        setup.rotationTimer += 1
+        let timer = setup.rotationTimer
+        spawn(after: delay ?? interval) { radio in
+            guard radio.setup.rotationTimer == timer else { return }  // a later rotation took over
+            await radio.rotatePrivateAddress()
+        }
     }
 
     /// Takes a new resolvable private address now (the timer does this each interval).

@@ -28,10 +28,7 @@ public struct LocalOutOfBand: Sendable {
 
     /// New data: a fresh key pair and 16 random octets from `random`.
     public init(random: (Int) -> [UInt8]) {
-        let keyPair = PairingKeyPair()
-        let r = random(16)
-        self.keyPair = keyPair
-        data = OutOfBandData(confirm: SecurityFunctions.f4(u: keyPair.x, v: keyPair.x, x: r, z: 0), random: r)!
+        self.init(keyPair: PairingKeyPair(), random: random(16))!
     }
 
     /// The data of a given key pair and 16-octet random value (tests with fixed values); `nil`
