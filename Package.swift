@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BleuATT", targets: ["BleuATT"]),
         .library(name: "BleuGATT", targets: ["BleuGATT"]),
         .library(name: "BleuEmulator", targets: ["BleuEmulator"]),
+        .library(name: "BleuEmulatorHub", targets: ["BleuEmulatorHub"]),
         .library(name: "BleuWire", targets: ["BleuWire"]),
         .library(name: "BleuOrchestration", targets: ["BleuOrchestration"]),
         .library(name: "Bleu", targets: ["Bleu"]),
@@ -51,6 +52,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
+        // The emulator across processes: a hub serving a bus over Unix-domain and TCP sockets
+        // (SwiftNIO), and `EmulatorBus(connectingTo:)` for its clients.
+        .target(
+            name: "BleuEmulatorHub",
+            dependencies: [
+                "BleuEmulator", "BleuCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "BleuEmulatorHubTests", dependencies: ["BleuEmulatorHub", "BleuEmulator", "BleuCore", "ProcessSupport"]),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
         // CoreBluetooth's vocabulary: on Linux its value types under their own names (`CBUUID`,
@@ -133,7 +145,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                "Bleu", "BleuCore", "BleuEmulator", "BleuHCI", "BleuGATT",
+                "Bleu", "BleuCore", "BleuEmulator", "BleuEmulatorHub", "BleuHCI", "BleuGATT",
             ]
         ),
         // The BLE host stack over HCI (H4): codecs, transports, host, L2CAP, ATT, GATT.

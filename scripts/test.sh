@@ -108,7 +108,7 @@ echo "HCIScan: built; without an endpoint it prints its usage and exits non-zero
 
 echo "== Documentation: DocC for every library, cross-module links resolved (any DocC warning fails)"
 start=$SECONDS
-libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuOrchestration Bleu BleuTesting BleuHCI CoreBluetoothVocabulary CoreBluetoothEmulator BleuCoreBluetooth)
+libraries=(BleuCore BleuATT BleuWire BleuGATT BleuEmulator BleuEmulatorHub BleuOrchestration Bleu BleuTesting BleuHCI CoreBluetoothVocabulary CoreBluetoothEmulator BleuCoreBluetooth)
 # Combined documentation: each library links to the libraries it depends on (``/BleuCore/ATTError``),
 # and one archive holds them all. Only the libraries: the dependencies' own docs are not ours to fix.
 if ! swift package generate-documentation --enable-experimental-combined-documentation \
@@ -181,7 +181,9 @@ echo "== ThreadSanitizer: a build of its own (.build-tsan), then two test runs"
 # tests on 2 cores past their 5-second wall-clock call timeouts (seen: FlowControlTests timing
 # out, no race reported); each run alone passes even on one core. InteropTests stay out: their
 # peers are other processes (Bumble, the bleu binary) whose TSan output this check cannot see,
-# and under TSan they come close to their one-minute time limits. For the same reasons
+# and under TSan they come close to their one-minute time limits; BLEU_TOOL_PROCESSES=0 leaves
+# out, for that reason, the one test of another target that runs the bleu tool as processes
+# (BleuEmulatorHubTests' hub, serve and demo). For the same reasons
 # BLEU_CONFORMANCE_HCI=0 leaves BackendConformanceTests' HCI backend out of both runs: each HCI
 # case runs against a Bumble process of its own (two virtual controllers) that TSan cannot see,
 # and those Python processes would contend for the 2 cores with TSan's slowdown. The suite's
@@ -202,7 +204,7 @@ tail -1 "$log"
 tsan_run() {  # tsan_run <description> <swift test arguments…>
     local description=$1 status=0
     shift
-    TSAN_OPTIONS="halt_on_error=0:exitcode=66${TSAN_OPTIONS:+:$TSAN_OPTIONS}" SWIFT_BACKTRACE=enable=no BLEU_CONFORMANCE_HCI=0 \
+    TSAN_OPTIONS="halt_on_error=0:exitcode=66${TSAN_OPTIONS:+:$TSAN_OPTIONS}" SWIFT_BACKTRACE=enable=no BLEU_CONFORMANCE_HCI=0 BLEU_TOOL_PROCESSES=0 \
         timeout --kill-after=30 900 swift test --skip-build --sanitize=thread --scratch-path .build-tsan "$@" \
         >"$log" 2>&1 || status=$?
     if [ "$status" -ne 0 ] || grep -q "ThreadSanitizer" "$log"; then

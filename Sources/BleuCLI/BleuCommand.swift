@@ -6,6 +6,6 @@ struct BleuCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bleu",
         abstract: "Bluetooth LE with distributed actors: demos and tools.",
-        subcommands: [DemoCommand.self, ServeCommand.self, ScanCommand.self, GATTCommand.self, PairCommand.self, BondsCommand.self]
+        subcommands: [DemoCommand.self, ServeCommand.self, HubCommand.self, ScanCommand.self, GATTCommand.self, PairCommand.self, BondsCommand.self]
     )
 }

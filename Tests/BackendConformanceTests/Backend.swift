@@ -24,6 +24,9 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// BleuCoreBluetooth's managers, written against CoreBluetooth's names, over CoreBluetoothEmulator
     /// on an instant emulator bus.
     case coreBluetooth
+    /// BleuEmulator's managers on two clients of one hub (an instant bus), each joined to it
+    /// through the hub protocol's bytes as a separate process would be.
+    case hub
     /// BleuHCI's managers on two radios, each on one of Bumble's virtual controllers, the two
     /// controllers on one link (scripts/bumble_link.py; needs BLEU_PYTHON). Bumble's link forwards
     /// at once, and its controller ignores LE Set Data Length and LE Set PHY (Docs/BleuHCI.md lists
@@ -31,6 +34,10 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
     case hci
 
     var description: String { rawValue }
+
+    /// Whether the peripheral reports a central's disconnection (CoreBluetooth's peripheral
+    /// role has no such callback).
+    var reportsPeripheralDisconnections: Bool { self != .coreBluetooth }
 
     /// The backends this run has: all of them, but ``hci`` only with Bumble (BLEU_PYTHON set) and
     /// not when `BLEU_CONFORMANCE_HCI=0` (scripts/test.sh's ThreadSanitizer runs). The scenarios'
@@ -63,6 +70,13 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             return Radios(central: central, peripheral: peripheral, loseLink: { identifier in
                 bus.loseLink(between: central.emulatorManager, and: identifier)
             }, stop: {})
+        case .hub:
+            let hub = EmulatorBus(configuration: .instant)
+            let central = EmulatedCentralManager(bus: try await EmulatorBus(loopbackTo: hub))
+            let peripheral = EmulatedPeripheralManager(bus: try await EmulatorBus(loopbackTo: hub))
+            return Radios(central: central, peripheral: peripheral, loseLink: { identifier in
+                central.bus.loseLink(between: central, and: identifier)
+            }, stop: { withExtendedLifetime(hub) {} })
         case .hci:
             let link = try await BumbleLink.start()
             do {

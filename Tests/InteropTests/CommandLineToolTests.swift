@@ -7,7 +7,7 @@ import Testing
 /// Bumble's virtual controllers.
 @Suite("Interop: the bleu tool on virtual controllers",
        .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
-       .enabled(if: ToolProcess.executable != nil, ToolProcess.skipReason), .timeLimit(.minutes(1)))
+       .enabled(if: ToolProcess.executable != nil, Comment(rawValue: ToolProcess.skipReason)), .timeLimit(.minutes(1)))
 struct CommandLineToolTests {
     @Test("bleu scan lists the Bumble advertiser with its address, RSSI and name; bleu gatt prints its database, decoded")
     func scanAndGATT() async throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bleu
 import BleuCore
 import BleuEmulator
+import BleuEmulatorHub
 import BleuHCI
 import Foundation
 import Logging
@@ -13,7 +14,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Distributed actors over BLE: discover, call, stream.",
-        discussion: "A peripheral hosts a thermometer and a heart-rate monitor; a central discovers the thermometer by its protocol, calls it, and subscribes to the heart rate. Each step prints its time and the ATT bytes it put on air. By default both run on the emulator; with --hci the central runs on that controller and calls the actors a `bleu serve --hci …` hosts on another."
+        discussion: "A peripheral hosts a thermometer and a heart-rate monitor; a central discovers the thermometer by its protocol, calls it, and subscribes to the heart rate. Each step prints its time and the ATT bytes it put on air. By default both run on the emulator; with --hci the central runs on that controller and calls the actors a `bleu serve --hci …` hosts on another; with --hub it runs on a `bleu hub`'s medium and calls the actors a `bleu serve --hub …` hosts in another process. Exits with 0 only when every step did what it shows."
     )
 
     @Option(help: "How long to follow the heart-rate stream, in seconds.")
@@ -27,6 +28,18 @@ struct DemoCommand: AsyncParsableCommand {
         valueName: "endpoint"))
     var endpoint: String?
 
+    @Option(help: ArgumentHelp("Run the central on a `bleu hub`'s medium (unix:PATH or tcp:HOST:PORT) against a `bleu serve --hub` peer.",
+                               valueName: "endpoint"))
+    var hub: String?
+
+    @Option(help: "The hub's token, if it has one.")
+    var token: String?
+
+    func validate() throws {
+        if endpoint != nil, hub != nil { throw ValidationError("give --hci or --hub, not both") }
+        if let hub, HubEndpoint(hub) == nil { throw ValidationError("'\(hub)' is not a hub endpoint; use unix:PATH or tcp:HOST:PORT") }
+    }
+
     mutating func run() async throws {
         let quiet = Logger(label: "bleu.demo") { _ in SwiftLogNoOpLogHandler() }
         // The thermometer's error reaches the central as itself only because it is registered.
@@ -39,6 +52,13 @@ struct DemoCommand: AsyncParsableCommand {
             print("Bleu demo — central on \(endpoint) (Bleu's host stack, address \(await radio.address)); the actors are served by `bleu serve`")
             try await DemoCentral(system: central, reporter: StepReporter(meter: RadioMeter(traffic: traffic)), seconds: seconds).run()
             await radio.stop()
+            return
+        }
+        if let hub {
+            let bus = try await EmulatorBus(connectingTo: hub, token: token)
+            let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
+            print("Bleu demo — central on hub \(hub) (\(bus.configuration.phy), connection interval \(bus.configuration.connectionInterval)); the actors are served by `bleu serve --hub`")
+            try await DemoCentral(system: central, reporter: StepReporter(meter: BusMeter(bus: bus)), seconds: seconds).run()
             return
         }
         let bus = EmulatorBus(configuration: instant ? .instant : .default)
@@ -85,7 +105,7 @@ struct DemoCentral {
         try await reporter.step("setUpdateInterval(0) — the peripheral throws a Codable error") {
             do {
                 try await sensor.setUpdateInterval(0)
-                return "unexpectedly succeeded"
+                throw CommandFailure("setUpdateInterval(0) succeeded; the thermometer should have refused it")
             } catch let error as DemoError {
                 return "caught \(error) as DemoError"
             }

@@ -1,31 +1,71 @@
 import ArgumentParser
 import Bleu
+import BleuCore
+import BleuEmulator
+import BleuEmulatorHub
 import BleuHCI
 import Foundation
 import Logging
 
-/// `bleu serve --hci ENDPOINT`: hosts the demo's actors on a controller, for `bleu demo --hci`
-/// (or any central) to call.
+/// `bleu serve --hci ENDPOINT` or `bleu serve --hub ENDPOINT`: hosts the demo's actors on a
+/// controller or on a hub's emulated medium, for `bleu demo --hci` / `--hub` (or any central)
+/// to call.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Host the demo's thermometer and heart-rate monitor on a controller driven by Bleu's host stack.",
-        discussion: "Advertises until interrupted, until standard input closes, or for --seconds. Example: bleu serve --hci tcp:127.0.0.1:9001, then bleu demo --hci tcp:127.0.0.1:9000 on the other controller of the link."
+        abstract: "Host the demo's thermometer and heart-rate monitor on a controller driven by Bleu's host stack, or on a hub's emulated medium.",
+        discussion: "Advertises until interrupted, until standard input closes, or for --seconds. Examples: bleu serve --hci tcp:127.0.0.1:9001, then bleu demo --hci tcp:127.0.0.1:9000 on the other controller of the link; bleu serve --hub unix:/tmp/bleu.sock, then bleu demo --hub unix:/tmp/bleu.sock."
     )
 
-    @OptionGroup var controller: ControllerOptions
+    @Option(name: .customLong("hci"), help: ArgumentHelp(
+        "The controller: tcp:HOST:PORT (a virtual controller), a serial device (serial:/dev/ttyACM0[@BAUD] or /dev/…), or hci-socket:N (Linux HCI user channel).",
+        valueName: "endpoint"))
+    var controller: String?
+
+    @Option(help: ArgumentHelp("A `bleu hub` to join instead of a controller: unix:PATH or tcp:HOST:PORT.", valueName: "endpoint"))
+    var hub: String?
+
+    @Option(help: "The hub's token, if it has one.")
+    var token: String?
+
+    @Option(help: "Name for the GAP Device Name of this host (with --hci).")
+    var deviceName = "bleu"
 
     @Option(help: "Stop after this many seconds (default: run until interrupted or standard input closes).")
     var seconds: Double?
 
+    func validate() throws {
+        switch (controller, hub) {
+        case (nil, nil), (.some, .some): throw ValidationError("give either --hci ENDPOINT or --hub ENDPOINT")
+        case (let endpoint?, nil) where HCIEndpoint(endpoint) == nil:
+            throw ValidationError("'\(endpoint)' is not a controller endpoint; use tcp:HOST:PORT, serial:PATH[@BAUD] or hci-socket:N")
+        case (nil, let endpoint?) where HubEndpoint(endpoint) == nil:
+            throw ValidationError("'\(endpoint)' is not a hub endpoint; use unix:PATH or tcp:HOST:PORT")
+        default: break
+        }
+    }
+
     mutating func run() async throws {
-        let radio = try await controller.openRadio()
         let quiet = Logger(label: "bleu.serve") { _ in SwiftLogNoOpLogHandler() }
-        let system = BLEActorSystem(peripheralManager: HCIPeripheralManager(radio: radio),
-                                    configuration: BLEActorSystem.Configuration(logger: quiet))
+        let configuration = BLEActorSystem.Configuration(logger: quiet)
+        if let hub {
+            let bus = try await EmulatorBus(connectingTo: hub, token: token)
+            let system = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus), configuration: configuration)
+            let (thermometer, monitor) = try await DemoActors.host(on: system)
+            // Written at once (not through stdio's buffer): a parent process waits for this line.
+            let line = "serving on hub \(hub): thermometer \(thermometer.id), heart-rate monitor \(monitor.id)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+            await Self.waitForEnd(seconds: seconds)
+            await system.stopAdvertising()
+            print("stopped")
+            return
+        }
+        let endpoint = controller ?? ""
+        let radio = try await ControllerOptions.openRadio(endpoint, deviceName: deviceName)
+        let system = BLEActorSystem(peripheralManager: HCIPeripheralManager(radio: radio), configuration: configuration)
         let (thermometer, monitor) = try await DemoActors.host(on: system)
         // Written at once (not through stdio's buffer): a parent process waits for this line.
-        let line = "serving on \(controller.endpoint) as \(await radio.address): thermometer \(thermometer.id), heart-rate monitor \(monitor.id)\n"
+        let line = "serving on \(endpoint) as \(await radio.address): thermometer \(thermometer.id), heart-rate monitor \(monitor.id)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
         await Self.waitForEnd(seconds: seconds)
         await system.stopAdvertising()

@@ -37,6 +37,9 @@ extension BleuError {
         case managerReplaced
         /// The emulator bus was reset, which ends everything on it.
         case busReset
+        /// The connection to an emulator hub ended (the hub stopped, or the connection broke);
+        /// every manager on that bus is cut off.
+        case hubConnectionLost(reason: String)
         /// A configuration setting is outside what it allows.
         case invalidConfiguration(setting: String, requirement: String)
         /// The actor belongs to another actor system.
@@ -71,6 +74,7 @@ extension BleuError {
             case .managerGone: "the manager is gone"
             case .managerReplaced: "a manager restored with the same identifier replaced this one"
             case .busReset: "the emulator bus was reset"
+            case .hubConnectionLost(let reason): "the connection to the emulator hub ended (\(reason))"
             case .invalidConfiguration(let setting, let requirement): "the configuration's \(setting) \(requirement)"
             case .foreignActor: "the actor belongs to another actor system"
             case .servicesChanged(let peer): "the services of \(peer) changed"

@@ -147,6 +147,7 @@ extension BleuError.InvalidState {
         case .connectionClosed, .servicesChanged: "Connect and discover again."
         case .singleConsumer: "Give each consumer its own stream or subscription."
         case .managerGone, .managerReplaced, .busReset: "Create a new manager."
+        case .hubConnectionLost: "Check that the hub still runs, then connect a new bus to it and create new managers."
         case .invalidConfiguration: "Change the setting to a value within its range."
         case .foreignActor: "Create the actor with this actor system."
         case .unexpectedOutcome, .platform: "Try again; if it keeps failing, report it with the log."

@@ -52,10 +52,24 @@ extension Engine {
             for waiter in attempt.waiters { fail(waiter, BleuError.cancelled) }
         }
         centrals[key]?.pending.removeAll()
-        for linkID in node.links.values.sorted() {
+        // A lost link cannot carry the termination: it ends at its supervision timeout.
+        for linkID in node.links.values.sorted() where links[linkID]?.lostAt == nil {
             tearDown(linkID, centralReason: .localHostTerminated, peripheralReason: .remoteUserTerminated)
         }
         centrals.removeValue(forKey: key)
+    }
+
+    /// The process behind a central on a hub went away without a word: its radio left the
+    /// air. Its scan stops, its connection attempts fail, and its links are lost — its peers
+    /// see a supervision timeout, as on real air. Releasing the manager afterwards detaches it.
+    mutating func vanishCentral(_ key: CentralKey, generation: Int) {
+        guard let node = centrals[key], node.generation == generation, node.attached else { return }
+        stopScan(central: key)
+        for (_, attempt) in node.pending {
+            for waiter in attempt.waiters { fail(waiter, BleuError.cancelled) }
+        }
+        centrals[key]?.pending.removeAll()
+        for linkID in node.links.values.sorted() { loseLink(linkID) }
     }
 
     /// The node behind a manager, or the error when the manager was replaced.
@@ -186,10 +200,19 @@ extension Engine {
             return
         }
         peripherals[key]?.advertising = nil
-        for linkID in node.links.values.sorted() {
+        for linkID in node.links.values.sorted() where links[linkID]?.lostAt == nil {
             tearDown(linkID, centralReason: .remoteUserTerminated, peripheralReason: .localHostTerminated)
         }
         peripherals.removeValue(forKey: key)
+    }
+
+    /// The process behind a peripheral on a hub went away: it stops advertising and its links
+    /// are lost (its peers see a supervision timeout). Releasing the manager afterwards
+    /// detaches it.
+    mutating func vanishPeripheral(_ key: PeripheralKey, generation: Int) {
+        guard let node = peripherals[key], node.generation == generation, node.attached else { return }
+        stopAdvertising(peripheral: key)
+        for linkID in node.links.values.sorted() { loseLink(linkID) }
     }
 
     func peripheral(_ key: PeripheralKey, generation: Int) throws(BleuError) -> PeripheralNode {

@@ -22,12 +22,21 @@ final class EmulatedL2CAPChannel: L2CAPChannel {
     }
 
     func send(_ data: Data) async throws {
-        _ = try await bus.perform { [channel, side] engine, id throws(BleuError) in
-            try engine.channelSend(data, channel: channel, side: side, operation: id)
-        }
+        let _: Void = try await bus.awaiting { send(data, id: $0, completion: $1) }
     }
 
     func close() async {
+        closeNow()
+    }
+
+    /// Begins sending an SDU; `completion` runs inside the engine once the peer has it.
+    func send(_ data: Data, id: OperationID, completion: @escaping Completion<Void>) {
+        bus.begin(id, { [channel, side] engine, id throws(BleuError) in
+            try engine.channelSend(data, channel: channel, side: side, operation: id)
+        }, completion: { completion($0.map { _ in }) })
+    }
+
+    func closeNow() {
         bus.withEngine { [channel, side] in $0.closeChannel(channel, side: side) }
     }
 }

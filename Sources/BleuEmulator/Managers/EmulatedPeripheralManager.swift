@@ -33,9 +33,14 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// The bus the peripheral is on.
     public let bus: EmulatorBus
     public let restoreIdentifier: String?
-    let key: PeripheralKey
-    private let generation: Int
-    private let hub: EventHub<PeripheralEvent>
+    private let backing: ManagerBacking<PeripheralKey, PeripheralEvent>
+
+    /// The peripheral's node in the engine (a peripheral on a local bus only).
+    var key: PeripheralKey { backing.key }
+    private var generation: Int { backing.generation }
+    private var hub: EventHub<PeripheralEvent> { backing.hub }
+    /// The peripheral's line to the hub, on a bus connected to one.
+    var remote: RemoteManager? { backing.remote }
 
     /// Creates a peripheral on `bus`. With a `restoreIdentifier` that a peripheral on this bus
     /// used before, the new manager takes over its services (same handles), advertising and
@@ -43,52 +48,81 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     public init(bus: EmulatorBus, restoreIdentifier: String? = nil, options: Options = Options()) {
         self.bus = bus
         self.restoreIdentifier = restoreIdentifier
-        (key, generation, hub) = bus.withEngine { engine in
+        if let client = bus.remote {
+            let number = client.newNumber()
+            client.post(.attachPeripheral(manager: number, restoreIdentifier: restoreIdentifier, mtu: options.attMTU,
+                                          device: options.deviceIdentifier, distance: options.distance))
+            backing = .remote(RemoteManager(client: client, number: number))
+            return
+        }
+        let (key, generation, hub) = bus.withEngine { engine in
             let attached = engine.attachPeripheral(restoreIdentifier: restoreIdentifier, device: options.deviceIdentifier,
                                                    mtu: options.attMTU)
             if let distance = options.distance { engine.peripherals[attached.key]?.distance = max(0, distance) }
             return attached
         }
+        backing = .local(key, generation: generation, hub: hub)
     }
 
     deinit {
-        bus.withEngine { $0.detachPeripheral(key, generation: generation) }
+        switch backing {
+        case .local(let key, let generation, _):
+            bus.withEngine { $0.detachPeripheral(key, generation: generation) }
+        case .remote(let remote):
+            remote.client.post(.detach(manager: remote.number))
+        }
     }
 
     public var state: ManagerState {
-        get async { currentState }
+        get async {
+            guard let remote else { return currentState }
+            return (try? await call(remote, .state).state) ?? .unknown
+        }
     }
 
     public func events() -> AsyncStream<PeripheralEvent> {
-        hub.subscribe()
+        guard let remote else { return hub.subscribe() }
+        let client = remote.client, stream = client.newNumber()
+        remote.post(.peripheral(manager: remote.number, .events(stream: stream, push: false)))
+        return client.pulledEvents(stream) { element in
+            guard case .peripheral(let event) = element else { return nil }
+            return event.event(on: client)
+        }
     }
 
     // MARK: Services
 
     public func add(_ service: ServiceDefinition) async throws -> PublishedService {
-        try addNow(service)
+        guard let remote else { return try addNow(service) }
+        return try await call(remote, .add(service)).expect(\.published, for: .addService)
     }
 
     public func remove(_ service: PublishedService) async throws {
-        try removeNow(service)
+        guard let remote else { return try removeNow(service) }
+        _ = try await call(remote, .remove(service))
     }
 
     public func removeAllServices() async {
-        removeAllServicesNow()
+        guard let remote else { return removeAllServicesNow() }
+        _ = try? await call(remote, .removeAllServices)
     }
 
     // MARK: Advertising
 
     public func startAdvertising(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?) async throws {
-        try startAdvertisingNow(advertisement, scanResponse: scanResponse)
+        try await startAdvertising(advertisement, scanResponse: scanResponse, connectable: true)
     }
 
     public func stopAdvertising() async {
-        stopAdvertisingNow()
+        guard let remote else { return stopAdvertisingNow() }
+        _ = try? await call(remote, .stopAdvertising)
     }
 
     public var isAdvertising: Bool {
-        get async { isAdvertisingNow }
+        get async {
+            guard let remote else { return isAdvertisingNow }
+            return (try? await call(remote, .isAdvertising).bool) ?? false
+        }
     }
 
     // MARK: Requests
@@ -113,30 +147,31 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// never fit, and no ready event would come), as for a central that is not subscribed.
     public func updateValue(_ value: Data, for characteristic: PublishedCharacteristic,
                             onSubscribedCentrals centrals: [UUID]?) async -> Bool {
-        updateValueNow(value, for: characteristic, onSubscribedCentrals: centrals)
+        guard let remote else { return updateValueNow(value, for: characteristic, onSubscribedCentrals: centrals) }
+        return (try? await call(remote, .updateValue(value, for: characteristic, centrals: centrals)).bool) ?? false
     }
 
     public func maximumUpdateValueLength(for central: UUID) async -> Int? {
-        maximumUpdateValueLengthNow(for: central)
+        guard let remote else { return maximumUpdateValueLengthNow(for: central) }
+        return (try? await call(remote, .maximumUpdateValueLength(central)).optionalInt) ?? nil
     }
 
     // MARK: Security
 
     public func securityLevel(of central: UUID) async -> SecurityLevel? {
-        bus.withEngine { engine in linkID(to: central, in: engine).flatMap { engine.links[$0]?.security } }
+        if let remote { return (try? await call(remote, .securityLevel(central)).security) ?? nil }
+        return securityLevelNow(of: central)
     }
 
     /// Asks the central for security as ``/BleuCore/PeripheralManager/pair(_:minimum:)`` says;
     /// the emulated central answers as CoreBluetooth does, by pairing (or encrypting with the
     /// bond) under the bus's ``PairingConfiguration``.
     public func pair(_ central: UUID, minimum: SecurityLevel) async throws {
-        let _: OperationResult = try await bus.awaiting { id, completion in
-            bus.begin(id, { engine, id throws(BleuError) in
-                _ = try engine.poweredPeripheral(key, generation: generation)
-                guard let link = linkID(to: central, in: engine) else { throw .notConnected(central) }
-                engine.raiseSecurity(on: link, to: minimum, operation: id)
-            }, completion: completion)
+        if let remote {
+            _ = try await call(remote, .pair(central, minimum: minimum))
+            return
         }
+        try await bus.awaiting { pair(central, minimum: minimum, id: $0, completion: $1) }
     }
 
     /// The link between this peripheral and `central`.
@@ -147,11 +182,13 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     // MARK: L2CAP
 
     public func publishL2CAPChannel(requiresEncryption: Bool) async throws -> UInt16 {
-        try publishL2CAPChannelNow(requiresEncryption: requiresEncryption)
+        guard let remote else { return try publishL2CAPChannelNow(requiresEncryption: requiresEncryption) }
+        return try await call(remote, .publishL2CAPChannel(requiresEncryption: requiresEncryption)).expect(\.psm, for: .publishChannel)
     }
 
     public func unpublishL2CAPChannel(_ psm: UInt16) async throws {
-        try unpublishL2CAPChannelNow(psm)
+        guard let remote else { return try unpublishL2CAPChannelNow(psm) }
+        _ = try await call(remote, .unpublishL2CAPChannel(psm))
     }
 
     // MARK: The same calls, synchronous (package: the delegate-style API's path)
@@ -161,20 +198,35 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 
     /// The radio's state now.
     package var currentState: ManagerState {
-        bus.withEngine { $0.peripherals[key]?.state ?? .unknown }
+        if let remote { return (try? now(remote, .state).state) ?? .unknown }
+        return bus.withEngine { $0.peripherals[key]?.state ?? .unknown }
     }
 
     /// Pushes everything ``events()`` would stream, in order, to `sink`, which calls
     /// `handled` once the application has handled the event (a write command's slot frees
     /// then). Keep the returned subscription to keep receiving.
     package func events(sink: @escaping @Sendable (PeripheralEvent, _ handled: @escaping @Sendable () -> Void) -> Void) -> EventSubscription {
+        if let remote {
+            let client = remote.client, stream = client.newNumber()
+            client.setSink(stream) { delivery in
+                if case .element(.peripheral(let event), let handled) = delivery { sink(event.event(on: client), handled) }
+            }
+            // Waits for the hub's answer: the events every stream starts with (the state) are
+            // pushed before it, so the sink has them on return, as on a local bus.
+            _ = try? now(remote, .events(stream: stream, push: true))
+            return EventSubscription {
+                client.setSink(stream, nil)
+                client.post(.release(stream: stream))
+            }
+        }
         let hub = hub
         let id = bus.withEngine { _ in hub.subscribe(sink: sink) }
         return EventSubscription { hub.unsubscribe(id) }
     }
 
     package func addNow(_ service: ServiceDefinition) throws -> PublishedService {
-        try bus.withEngine { engine throws(BleuError) in
+        if let remote { return try now(remote, .add(service)).expect(\.published, for: .addService) }
+        return try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
             let published = try engine.peripherals[key]!.database.add(service)
             engine.servicesChanged(peripheral: key)
@@ -183,6 +235,10 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func removeNow(_ service: PublishedService) throws {
+        if let remote {
+            _ = try now(remote, .remove(service))
+            return
+        }
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
             try engine.peripherals[key]!.database.remove(service)
@@ -191,6 +247,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func removeAllServicesNow() {
+        if let remote { return remote.post(.peripheral(manager: remote.number, .removeAllServices)) }
         bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil,
                   engine.peripherals[key]?.database.isEmpty == false else { return }
@@ -201,6 +258,10 @@ public final class EmulatedPeripheralManager: PeripheralManager {
 
     package func startAdvertisingNow(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?,
                                      connectable: Bool = true) throws {
+        if let remote {
+            _ = try now(remote, .startAdvertising(advertisement, scanResponse: scanResponse, connectable: connectable))
+            return
+        }
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
             try engine.startAdvertising(peripheral: key, advertisement, scanResponse: scanResponse, connectable: connectable)
@@ -208,6 +269,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func stopAdvertisingNow() {
+        if let remote { return remote.post(.peripheral(manager: remote.number, .stopAdvertising)) }
         bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil else { return }
             engine.stopAdvertising(peripheral: key)
@@ -215,40 +277,50 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package var isAdvertisingNow: Bool {
-        bus.withEngine { $0.peripherals[key]?.advertising != nil }
+        if let remote { return (try? now(remote, .isAdvertising).bool) ?? false }
+        return bus.withEngine { $0.peripherals[key]?.advertising != nil }
     }
 
     package func respondNow(to request: ReadRequest, with result: Result<Data, ATTError>) {
+        if let remote { return remote.post(.peripheral(manager: remote.number, .respondToRead(request, result))) }
         bus.withEngine { $0.respondToRead(peripheral: key, request: request.id.rawValue, with: result) }
     }
 
     package func respondNow(to request: WriteRequests, with result: Result<Void, ATTError>) {
         guard request.needsResponse else { return }
+        if let remote { return remote.post(.peripheral(manager: remote.number, .respondToWrite(request, result))) }
         bus.withEngine { $0.respondToWrite(peripheral: key, request: request.id.rawValue, with: result) }
     }
 
     package func updateValueNow(_ value: Data, for characteristic: PublishedCharacteristic,
                                 onSubscribedCentrals centrals: [UUID]?) -> Bool {
-        bus.withEngine { engine in
+        if let remote { return (try? now(remote, .updateValue(value, for: characteristic, centrals: centrals)).bool) ?? false }
+        return bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil else { return false }
             return engine.updateValue(peripheral: key, value, for: characteristic, centrals: centrals)
         }
     }
 
     package func maximumUpdateValueLengthNow(for central: UUID) -> Int? {
-        bus.withEngine { engine in
+        if let remote { return (try? now(remote, .maximumUpdateValueLength(central)).optionalInt) ?? nil }
+        return bus.withEngine { engine in
             engine.peripherals[key]?.links.values.compactMap { engine.links[$0] }.first { $0.centralID == central }.map { $0.mtu - 3 }
         }
     }
 
     package func publishL2CAPChannelNow(requiresEncryption: Bool) throws -> UInt16 {
-        try bus.withEngine { engine throws(BleuError) in
+        if let remote { return try now(remote, .publishL2CAPChannel(requiresEncryption: requiresEncryption)).expect(\.psm, for: .publishChannel) }
+        return try bus.withEngine { engine throws(BleuError) in
             _ = try engine.poweredPeripheral(key, generation: generation)
             return try engine.publishChannel(peripheral: key, requiresEncryption: requiresEncryption)
         }
     }
 
     package func unpublishL2CAPChannelNow(_ psm: UInt16) throws {
+        if let remote {
+            _ = try now(remote, .unpublishL2CAPChannel(psm))
+            return
+        }
         try bus.withEngine { engine throws(BleuError) in
             _ = try engine.peripheral(key, generation: generation)
             try engine.unpublishChannel(peripheral: key, psm: psm)
@@ -263,6 +335,10 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// ``startAdvertising(_:scanResponse:)`` does.
     public func startAdvertising(_ advertisement: AdvertisingData, scanResponse: AdvertisingData?,
                                  connectable: Bool) async throws {
+        if let remote {
+            _ = try await call(remote, .startAdvertising(advertisement, scanResponse: scanResponse, connectable: connectable))
+            return
+        }
         try startAdvertisingNow(advertisement, scanResponse: scanResponse, connectable: connectable)
     }
 
@@ -271,21 +347,78 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// ``/BleuCore/DisconnectReason/remoteUserTerminated``, this side
     /// ``/BleuCore/DisconnectReason/localHostTerminated``. Returns once the link is down.
     public func disconnect(_ central: UUID) async {
-        _ = try? await bus.perform { engine, id throws(BleuError) in
-            guard let link = engine.peripherals[key]?.links.values.first(where: { engine.links[$0]?.centralID == central }) else {
-                engine.succeed(id)
-                return
-            }
-            engine.terminate(link, from: .peripheralToCentral, code: DisconnectReason.remoteUserTerminated.hciCode, waiter: id)
+        if let remote {
+            _ = try? await call(remote, .disconnect(central))
+            return
         }
+        let _: Void? = try? await bus.awaiting { disconnect(central, id: $0, completion: $1) }
     }
 
     /// The centrals connected now, as this peripheral knows them.
     public var connectedCentrals: [UUID] {
         get async {
-            bus.withEngine { engine in
-                (engine.peripherals[key]?.links.values.sorted() ?? []).compactMap { engine.links[$0]?.centralID }
+            if let remote { return (try? await call(remote, .connectedCentrals).centrals) ?? [] }
+            return connectedCentralsNow
+        }
+    }
+
+    // MARK: Beyond CoreBluetooth, without waiting (package: the hub's path)
+
+    /// The link's security level now; `nil` without a link.
+    package func securityLevelNow(of central: UUID) -> SecurityLevel? {
+        bus.withEngine { engine in linkID(to: central, in: engine).flatMap { engine.links[$0]?.security } }
+    }
+
+    package func pair(_ central: UUID, minimum: SecurityLevel, id: OperationID, completion: @escaping Completion<Void>) {
+        bus.begin(id, { engine, id throws(BleuError) in
+            _ = try engine.poweredPeripheral(key, generation: generation)
+            guard let link = linkID(to: central, in: engine) else { throw .notConnected(central) }
+            engine.raiseSecurity(on: link, to: minimum, operation: id)
+        }, completion: { completion($0.map { _ in }) })
+    }
+
+    /// Ends the link to `central`, as ``disconnect(_:)``; completes once it is down.
+    package func disconnect(_ central: UUID, id: OperationID, completion: @escaping Completion<Void>) {
+        bus.begin(id, { engine, id throws(BleuError) in
+            guard let link = engine.peripherals[key]?.links.values.first(where: { engine.links[$0]?.centralID == central }) else {
+                engine.succeed(id)
+                return
             }
+            engine.terminate(link, from: .peripheralToCentral, code: DisconnectReason.remoteUserTerminated.hciCode, waiter: id)
+        }, completion: { completion($0.map { _ in }) })
+    }
+
+    package var connectedCentralsNow: [UUID] {
+        bus.withEngine { engine in
+            (engine.peripherals[key]?.links.values.sorted() ?? []).compactMap { engine.links[$0]?.centralID }
+        }
+    }
+
+    /// The process behind this peripheral went away (a hub's client): it stops advertising
+    /// and its peers see its links time out. A peripheral on a local bus only.
+    package func vanish() {
+        bus.withEngine { $0.vanishPeripheral(key, generation: generation) }
+    }
+}
+
+extension EmulatedPeripheralManager {
+    /// A call to this peripheral's counterpart at the hub.
+    private func call(_ remote: RemoteManager, _ call: PeripheralCall) async throws -> HubValue {
+        try await remote.client.call(.peripheral(manager: remote.number, call))
+    }
+
+    /// A call that blocks until the hub answers (the synchronous calls' path).
+    private func now(_ remote: RemoteManager, _ call: PeripheralCall) throws -> HubValue {
+        try remote.client.now(.peripheral(manager: remote.number, call))
+    }
+}
+
+extension HubPeripheralEvent {
+    /// The event as the application sees it: an opened channel becomes this client's end of it.
+    func event(on client: HubClient) -> PeripheralEvent {
+        switch self {
+        case .event(let event): event
+        case .channelOpened(let channel): .l2capChannelOpened(client.channel(channel))
         }
     }
 }

@@ -29,7 +29,13 @@ public final class EmulatorBus: Sendable {
         engine.withLock { $0.seed }
     }
 
+    /// The medium, on a bus of this process. On a bus connected to a hub it holds only the
+    /// hub's configuration and seed: the medium is the hub's, and every call goes to `remote`.
     let engine: Locked<Engine>
+    /// The connection to the hub that owns the medium, on a bus made by connecting to one.
+    let remote: HubClient?
+    /// Closes that connection when the bus goes (after its managers, which hold it).
+    private let closeConnection = Locked<(@Sendable () -> Void)?>(nil)
 
     /// A number that moves on whenever a manager or a timer works on the medium. A test that
     /// drives a ``/BleuCore/ManualClock`` moves the clock on only while it stays put.
@@ -52,15 +58,41 @@ public final class EmulatorBus: Sendable {
         let busClock = ElapsedClock(clock)
         self.clock = busClock
         self.engine = Locked(Engine(configuration: configuration.normalized(), clock: busClock))
+        self.remote = nil
         self.engine.withLock { installHooks(in: &$0) }
+    }
+
+    /// A bus whose medium is a hub's, reached through `client` (see `EmulatorBus(connectingTo:)`
+    /// in BleuEmulatorHub): its managers are this module's, and each of their calls goes to the hub.
+    package init(hub client: HubClient) {
+        var configuration = client.configuration
+        configuration.seed = client.seed
+        clock = ElapsedClock(ContinuousClock())
+        engine = Locked(Engine(configuration: configuration.normalized(), clock: clock))
+        remote = client
     }
 
     deinit {
         engine.withLock { $0.timers.stop() }
+        closeConnection.withLock { $0 }?()
+    }
+
+    /// What closes the connection to the hub when this bus goes.
+    package func closesConnection(with close: @escaping @Sendable () -> Void) {
+        closeConnection.withLock { $0 = close }
+    }
+
+    /// Closes the connection to the hub at once, without a word to it first: as when this
+    /// process dies. Its managers are cut off; at the hub they leave the air.
+    package func dropHubConnection() {
+        closeConnection.withLock { $0 }?()
     }
 
     /// Starts the medium afresh with `configuration`, as ``reset()`` does.
+    ///
+    /// On a bus connected to a hub it does nothing: the hub owns the medium.
     public func configure(_ configuration: EmulatorConfiguration) async {
+        guard remote == nil else { return }
         replaceEngine(configuration: configuration.normalized())
     }
 
@@ -68,7 +100,11 @@ public final class EmulatorBus: Sendable {
     /// devices, links, bonds or trace. Managers created before it are cut off — their radios
     /// report ``/BleuCore/ManagerState/unknown``, their streams end, their calls fail — so create
     /// new ones after it, as a test's set-up does.
+    ///
+    /// On a bus connected to a hub it does nothing: the hub owns the medium, and other
+    /// processes share it.
     public func reset() async {
+        guard remote == nil else { return }
         replaceEngine(configuration: configuration)
     }
 
@@ -127,6 +163,7 @@ public final class EmulatorBus: Sendable {
     ///   central reports ``/BleuCore/DisconnectReason/localHostTerminated``, the peripheral
     ///   ``/BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of central: EmulatedCentralManager) {
+        if let remote = central.remote { return control(.setCentralState(manager: remote.number, state)) }
         withEngine { $0.setState(state, ofCentral: central.key) }
     }
 
@@ -137,6 +174,7 @@ public final class EmulatorBus: Sendable {
     /// HCI 0x15; unauthorized, ``/BleuCore/DisconnectReason/localHostTerminated`` and
     /// ``/BleuCore/DisconnectReason/remoteUserTerminated``.
     public func setState(_ state: ManagerState, of peripheral: EmulatedPeripheralManager) {
+        if let remote = peripheral.remote { return control(.setPeripheralState(manager: remote.number, state)) }
         withEngine { $0.setState(state, ofPeripheral: peripheral.key) }
     }
 
@@ -144,6 +182,7 @@ public final class EmulatorBus: Sendable {
     /// ``EmulatorConfiguration/rssi``; past its range the peripheral is not heard and its links
     /// are lost (both sides report ``/BleuCore/DisconnectReason/supervisionTimeout``).
     public func setDistance(_ meters: Double, of peripheral: EmulatedPeripheralManager) {
+        if let remote = peripheral.remote { return control(.setDistance(manager: remote.number, meters)) }
         withEngine { $0.setDistance(meters, ofPeripheral: peripheral.key) }
     }
 
@@ -151,6 +190,7 @@ public final class EmulatorBus: Sendable {
     /// it): nothing gets through any more, and after the supervision timeout (at once with
     /// instant timing) both sides report ``/BleuCore/DisconnectReason/supervisionTimeout``.
     public func loseLink(between central: EmulatedCentralManager, and peripheral: UUID) {
+        if let remote = central.remote { return control(.loseLink(manager: remote.number, peripheral: peripheral)) }
         withEngine { engine in
             guard let key = engine.centrals[central.key]?.known[peripheral],
                   let link = engine.centrals[central.key]?.links[key] else { return }
@@ -160,19 +200,22 @@ public final class EmulatorBus: Sendable {
 
     /// Forgets every bond: the next access to a protected attribute pairs again.
     public func removeAllBonds() {
+        if remote != nil { return control(.removeAllBonds) }
         withEngine { $0.bonds.removeAll() }
     }
 
     /// How many device pairs are bonded on the bus.
     public var bondCount: Int {
-        withEngine { $0.bonds.count }
+        if let remote { return (try? remote.now(.bus(.bondCount)).int) ?? 0 }
+        return withEngine { $0.bonds.count }
     }
 
     // MARK: Trace
 
     /// The link events recorded so far (the newest ``EmulatorConfiguration/traceCapacity``).
     public var trace: [LinkTraceEvent] {
-        withEngine { Array($0.trace.events) }
+        if let remote { return (try? remote.now(.bus(.trace)).trace) ?? [] }
+        return withEngine { Array($0.trace.events) }
     }
 
     /// The trace as text, one event a line.
@@ -182,7 +225,16 @@ public final class EmulatorBus: Sendable {
 
     /// Forgets the recorded events.
     public func clearTrace() {
+        if remote != nil { return control(.clearTrace) }
         withEngine { $0.trace.removeAll() }
+    }
+
+    /// Sends a control to the hub without waiting: it takes effect there after every call this
+    /// bus's managers made before it, and before every later one. (Waiting would block the
+    /// calling thread, which async code must not do.) A hub that is gone has no medium left
+    /// to change, so nothing is reported.
+    private func control(_ call: BusCall) {
+        remote?.begin(.bus(call)) { _ in }
     }
 
     // MARK: Plumbing for the managers
@@ -225,7 +277,8 @@ public final class EmulatorBus: Sendable {
 
     /// A caller's number for an operation it is about to begin.
     func newOperationID() -> OperationID {
-        operationCounter.wrappingAdd(1, ordering: .relaxed).oldValue
+        if let remote { return remote.newRequestID() }
+        return operationCounter.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// Begins an operation without waiting for it: `completion` runs once with its result,
@@ -246,6 +299,7 @@ public final class EmulatorBus: Sendable {
 
     /// The caller gave up on an operation: it completes with ``BleuCore/BleuError/cancelled``.
     func cancel(_ id: OperationID) {
+        if let remote { return remote.post(.cancel(request: id)) }
         whenUnlocked { $0.cancel(id) }
     }
 

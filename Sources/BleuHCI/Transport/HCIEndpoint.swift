@@ -14,10 +14,8 @@ public enum HCIEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// Parses an endpoint; `nil` for text of none of the forms above.
     public init?(_ text: String) {
         if text.hasPrefix("tcp:") {
-            let rest = text.dropFirst(4)
-            guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]),
-                  (1...65535).contains(port), colon > rest.startIndex else { return nil }
-            self = .tcp(host: String(rest[..<colon]), port: port)
+            guard let (host, port) = parseTCPEndpoint(text) else { return nil }
+            self = .tcp(host: host, port: port)
         } else if text.hasPrefix("hci-socket:") {
             guard let index = UInt16(text.dropFirst(11)) else { return nil }
             self = .userChannel(index: index)

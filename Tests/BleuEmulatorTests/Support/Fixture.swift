@@ -94,7 +94,16 @@ struct Fixture {
     static func make(on bus: EmulatorBus, centralOptions: EmulatedCentralManager.Options = .init(),
                      peripheralOptions: EmulatedPeripheralManager.Options = .init(),
                      answer: Answer? = nil, connect: Bool = true, name: String = "Test") async throws -> Fixture {
-        let peripheral = EmulatedPeripheralManager(bus: bus, options: peripheralOptions)
+        try await make(peripheralBus: bus, centralBus: bus, centralOptions: centralOptions, peripheralOptions: peripheralOptions,
+                       answer: answer, connect: connect, name: name)
+    }
+
+    /// The peripheral on `peripheralBus`, the central on `centralBus` (two clients of one hub).
+    static func make(peripheralBus: EmulatorBus, centralBus: EmulatorBus, centralOptions: EmulatedCentralManager.Options = .init(),
+                     peripheralOptions: EmulatedPeripheralManager.Options = .init(),
+                     answer: Answer? = nil, connect: Bool = true, name: String = "Test") async throws -> Fixture {
+        let bus = centralBus
+        let peripheral = EmulatedPeripheralManager(bus: peripheralBus, options: peripheralOptions)
         let store = ValueStore()
         let app = serveRequests(of: peripheral, from: store, answer: answer)
         let service = try await peripheral.add(.test)

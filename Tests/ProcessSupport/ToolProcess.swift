@@ -1,26 +1,25 @@
 import Foundation
-import ProcessSupport
-import Testing
 
 /// The `bleu` command-line tool built beside the tests, run as a child process.
-enum ToolProcess {
+public enum ToolProcess {
     /// The `bleu` executable in the build folder (swift build --build-tests builds it too).
-    static var executable: URL? {
+    public static var executable: URL? {
         let candidate = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("bleu")
         return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
     }
 
-    static let skipReason: Comment = "the bleu executable is not built next to the tests (run swift build --build-tests)"
+    /// Why a test that needs the tool is skipped.
+    public static let skipReason = "the bleu executable is not built next to the tests (run swift build --build-tests)"
 
     /// Starts `bleu arguments…` with its standard input open (``ChildProcess/finish(limit:)`` closes it).
-    static func start(_ arguments: [String]) throws -> ChildProcess {
+    public static func start(_ arguments: [String]) throws -> ChildProcess {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         return try ChildProcess(executable.path, arguments: arguments, input: .stream)
     }
 
     /// Runs `bleu arguments…` to the end, with no input (terminated after `limit`).
-    static func run(_ arguments: [String], limit: Duration = .seconds(40)) async throws -> ProcessOutcome {
+    public static func run(_ arguments: [String], limit: Duration = .seconds(40)) async throws -> ProcessOutcome {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         return try await ChildProcess.run(executable.path, arguments: arguments, limit: limit)
     }
