@@ -111,7 +111,7 @@ struct HubSocketTests {
     @Test("bleu hub, bleu serve --hub and bleu demo --hub: three processes, every step of the demo succeeds",
           .enabled(if: ToolProcess.executable != nil, Comment(rawValue: ToolProcess.skipReason)),
           .enabled(if: ProcessInfo.processInfo.environment["BLEU_TOOL_PROCESSES"] != "0",
-                   "BLEU_TOOL_PROCESSES=0 (scripts/test.sh's ThreadSanitizer runs) leaves out the tests that run the bleu tool"))
+                   "BLEU_TOOL_PROCESSES=0 leaves out the tests that run the bleu tool as child processes (scripts/test.sh sets it for its sanitizer runs)"))
     func processes() async throws {
         let path = Self.socketPath("demo")
         let hub = try ToolProcess.start(["hub", "unix:\(path)"])
