@@ -201,7 +201,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "BleuCore",
-                "BleuEmulator",
+                "BleuEmulator", "BleuEmulatorHub",
                 "BleuWire", "CZlib",
                 "BleuGATT",
                 "Bleu",

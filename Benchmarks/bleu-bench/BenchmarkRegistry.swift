@@ -8,5 +8,6 @@ enum BenchmarkRegistry {
         FleetBenchmark(),
         ActorsBenchmark(),
         HCIBenchmark(),
+        HubBenchmark(), HubPeer(),
     ]
 }
