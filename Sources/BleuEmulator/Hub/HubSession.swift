@@ -187,10 +187,7 @@ package final class HubSession: Sendable {
         guard !ended else { return }
         switch result {
         case .success(let value): sendBytes(HubProtocol.reply(id, .success(value)))
-        case .failure(let error):
-            var writer = HubWriter()
-            writer.error(error)
-            sendBytes(HubProtocol.frame(.reply) { $0.u64(id); $0.u8(1); $0.raw(writer.bytes) })
+        case .failure(let error): sendBytes(HubProtocol.reply(id, .failure(BleuError(crossing: error))))
         }
     }
 
@@ -232,7 +229,7 @@ package final class HubSession: Sendable {
             guard let central = state.withLock({ $0.centrals[number] }) else {
                 return done(.failure(BleuError.invalidState(.managerGone)))
             }
-            run(call, on: central, id: id, done: done)
+            run(call, on: central, number: number, id: id, done: done)
         case .peripheral(let number, let call):
             guard let peripheral = state.withLock({ $0.peripherals[number] }) else {
                 return done(.failure(BleuError.invalidState(.managerGone)))
@@ -341,13 +338,9 @@ package final class HubSession: Sendable {
         { [weak self] delivery in
             switch delivery {
             case .element(let element): self?.push(.element(stream: stream, wrap(element), receipt: nil))
-            case .end(let error): self?.push(.end(stream: stream, error.map(Self.bleuError)))
+            case .end(let error): self?.push(.end(stream: stream, error.map(BleuError.init(crossing:))))
             }
         }
-    }
-
-    private static func bleuError(_ error: any Error) -> BleuError {
-        error as? BleuError ?? .invalidState(.platform(.init(domain: "\(type(of: error))", code: 0, message: "\(error)")))
     }
 
     /// A peripheral event as it crosses: an opened channel is kept under a new number.
@@ -378,7 +371,8 @@ package final class HubSession: Sendable {
 
     // MARK: Central calls
 
-    private func run(_ call: CentralCall, on central: EmulatedCentralManager, id: UInt64, done: @escaping Completion<HubValue>) {
+    private func run(_ call: CentralCall, on central: EmulatedCentralManager, number: UInt32, id: UInt64,
+                     done: @escaping Completion<HubValue>) {
         let none: Completion<Void> = { done($0.map { .none }) }
         do {
             switch call {
@@ -464,8 +458,7 @@ package final class HubSession: Sendable {
                     })
                 }
             case .setPasskeyHandler(let on):
-                let number = state.withLock { state in state.centrals.first { $0.value === central }?.key }
-                central.setPasskeyHandler(on ? number.map(passkeyHandler(for:)) : nil)
+                central.setPasskeyHandler(on ? passkeyHandler(for: number) : nil)
                 done(.success(.none))
             }
         } catch {
@@ -501,9 +494,8 @@ package final class HubSession: Sendable {
                     }
                     state.withLock { $0.subscriptions[stream] = subscription }
                 } else {
-                    keep(HubPuller(peripheral.events()) { [weak self] event in
-                        self.map { .peripheral($0.crossing(event)) } ?? .peripheral(.event(.readyToUpdateSubscribers))
-                    }, as: stream)
+                    keep(HubPuller(peripheral.events()) { [weak self] event in self.map { .peripheral($0.crossing(event)) } },
+                         as: stream)
                 }
                 done(.success(.none))
             case .add(let service): done(.success(.published(try peripheral.addNow(service))))
@@ -603,9 +595,10 @@ final class HubPuller: Sendable {
     private let inFlight = Locked<Task<Void, Never>?>(nil)
     private let released = Atomic<Bool>(false)
 
-    init<Base: AsyncSequence & Sendable>(_ base: Base, _ wrap: @escaping @Sendable (Base.Element) -> HubElement) {
+    /// - Parameter wrap: the element as it crosses; `nil` ends the stream.
+    init<Base: AsyncSequence & Sendable>(_ base: Base, _ wrap: @escaping @Sendable (Base.Element) -> HubElement?) {
         let iterator = IteratorBox(base.makeAsyncIterator())
-        source = { try await iterator.next().map(wrap) }
+        source = { try await iterator.next().flatMap(wrap) }
     }
 
     /// Pulls the next element and calls `done` with it (`.end` at the end).

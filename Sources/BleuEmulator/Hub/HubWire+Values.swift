@@ -11,12 +11,19 @@ extension HubWriter {
         i64(value.components.attoseconds)
     }
     /// BleuCore's errors cross as their `Codable` form (rare, and every case with its typed
-    /// payload); any other error as a platform error carrying its description.
-    mutating func error(_ value: any Error) {
-        let error = value as? BleuError ?? (value as? ATTError).map(BleuError.att)
-            ?? .invalidState(.platform(.init(domain: "\(type(of: value))", code: 0, message: "\(value)")))
+    /// payload).
+    mutating func error(_ error: BleuError) {
         // A BleuError always encodes: its payloads are plain values.
         data((try? JSONEncoder().encode(error)) ?? Data())
+    }
+}
+
+extension BleuError {
+    /// Any error as it crosses to a client: itself when it is a BleuError (an ATTError as
+    /// ``att(_:)``), else a platform error carrying its type and description.
+    init(crossing error: any Error) {
+        self = error as? BleuError ?? (error as? ATTError).map(BleuError.att)
+            ?? .invalidState(.platform(.init(domain: "\(type(of: error))", code: 0, message: "\(error)")))
     }
 }
 

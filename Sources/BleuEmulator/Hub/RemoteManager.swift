@@ -13,8 +13,9 @@ struct RemoteManager: Sendable {
         client.begin(request, id: id, completion: completion)
     }
 
-    /// Starts a call whose reply nobody waits for: its effect is ordered before every later call.
-    func post(_ request: HubRequest) {
+    /// Starts a call whose reply nobody waits for: its effect is ordered before every later
+    /// call. (Unlike ``HubClient/post(_:)``, the hub answers it; the answer is let go.)
+    func start(_ request: HubRequest) {
         client.begin(request) { _ in }
     }
 }
@@ -42,7 +43,6 @@ extension HubValue {
     var centrals: [UUID]? { if case .centrals(let value) = self { value } else { nil } }
     var channel: HubChannel? { if case .channel(let value) = self { value } else { nil } }
     var trace: [LinkTraceEvent]? { if case .trace(let value) = self { value } else { nil } }
-    var isNone: Void? { if case .none = self { () } else { nil } }
 }
 
 extension HubElement {

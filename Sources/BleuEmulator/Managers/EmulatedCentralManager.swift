@@ -82,7 +82,7 @@ public final class EmulatedCentralManager: CentralManager {
     public func setPasskeyHandler(_ handler: PasskeyHandler?) {
         if let remote {
             remote.client.setPasskeyHandler(handler, for: remote.number)
-            remote.post(.central(manager: remote.number, .setPasskeyHandler(handler != nil)))
+            remote.start(.central(manager: remote.number, .setPasskeyHandler(handler != nil)))
             return
         }
         bus.withEngine { $0.centrals[key]?.passkeyHandler = handler }
@@ -98,7 +98,7 @@ public final class EmulatedCentralManager: CentralManager {
     public func events() -> AsyncStream<CentralEvent> {
         guard let remote else { return hub.subscribe() }
         let stream = remote.client.newNumber()
-        remote.post(.central(manager: remote.number, .events(stream: stream, push: false)))
+        remote.start(.central(manager: remote.number, .events(stream: stream, push: false)))
         return remote.client.pulledEvents(stream) { $0.centralEvent }
     }
 
@@ -324,7 +324,7 @@ public final class EmulatedCentralManager: CentralManager {
     /// Stops the running scan, if any.
     package func stopScanning() {
         if let remote {
-            remote.post(.central(manager: remote.number, .stopScan))
+            remote.start(.central(manager: remote.number, .stopScan))
             return
         }
         bus.withEngine { engine in

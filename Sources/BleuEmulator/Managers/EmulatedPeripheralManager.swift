@@ -83,7 +83,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     public func events() -> AsyncStream<PeripheralEvent> {
         guard let remote else { return hub.subscribe() }
         let client = remote.client, stream = client.newNumber()
-        remote.post(.peripheral(manager: remote.number, .events(stream: stream, push: false)))
+        remote.start(.peripheral(manager: remote.number, .events(stream: stream, push: false)))
         return client.pulledEvents(stream) { element in
             guard case .peripheral(let event) = element else { return nil }
             return event.event(on: client)
@@ -247,7 +247,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func removeAllServicesNow() {
-        if let remote { return remote.post(.peripheral(manager: remote.number, .removeAllServices)) }
+        if let remote { return remote.start(.peripheral(manager: remote.number, .removeAllServices)) }
         bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil,
                   engine.peripherals[key]?.database.isEmpty == false else { return }
@@ -269,7 +269,7 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func stopAdvertisingNow() {
-        if let remote { return remote.post(.peripheral(manager: remote.number, .stopAdvertising)) }
+        if let remote { return remote.start(.peripheral(manager: remote.number, .stopAdvertising)) }
         bus.withEngine { engine in
             guard (try? engine.peripheral(key, generation: generation)) != nil else { return }
             engine.stopAdvertising(peripheral: key)
@@ -282,13 +282,13 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     }
 
     package func respondNow(to request: ReadRequest, with result: Result<Data, ATTError>) {
-        if let remote { return remote.post(.peripheral(manager: remote.number, .respondToRead(request, result))) }
+        if let remote { return remote.start(.peripheral(manager: remote.number, .respondToRead(request, result))) }
         bus.withEngine { $0.respondToRead(peripheral: key, request: request.id.rawValue, with: result) }
     }
 
     package func respondNow(to request: WriteRequests, with result: Result<Void, ATTError>) {
         guard request.needsResponse else { return }
-        if let remote { return remote.post(.peripheral(manager: remote.number, .respondToWrite(request, result))) }
+        if let remote { return remote.start(.peripheral(manager: remote.number, .respondToWrite(request, result))) }
         bus.withEngine { $0.respondToWrite(peripheral: key, request: request.id.rawValue, with: result) }
     }
 
