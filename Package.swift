@@ -62,7 +62,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BleuEmulatorHubTests", dependencies: ["BleuEmulatorHub", "BleuEmulator", "BleuCore", "ProcessSupport"]),
+        .testTarget(name: "BleuEmulatorHubTests",
+                    dependencies: ["BleuEmulatorHub", "BleuEmulator", "BleuCore", "ProcessSupport", "Bleu", "BleuTesting", "BleuGATT"]),
+        // The peripheral half of BleuEmulatorHubTests' cross-process tests, run as a child
+        // process: joins a hub and hosts the example actors and a typed sensor. Not a product.
+        .executableTarget(name: "bleu-hub-peer", dependencies: ["Bleu", "BleuTesting", "BleuGATT", "BleuEmulator", "BleuEmulatorHub", "BleuCore"],
+                          path: "Tests/HubPeer"),
         // Imports BleuEmulator without @testable: compiles only while every knob is public.
         .testTarget(name: "BleuEmulatorAPITests", dependencies: ["BleuEmulator", "BleuCore"]),
         // CoreBluetooth's vocabulary: on Linux its value types under their own names (`CBUUID`,

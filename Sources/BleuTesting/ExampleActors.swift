@@ -101,3 +101,23 @@ public distributed actor SensorActor: TemperatureReading {
 
     public distributed func temperature() async throws -> Double { 22.5 }
 }
+
+/// Holds each call for a while: tests use it to act while a call is in flight (kill the
+/// peripheral's process, lose the link).
+public distributed actor HoldingActor: PeripheralActor {
+    public typealias ActorSystem = BLEActorSystem
+    private let onCall: @Sendable () -> Void
+
+    /// `onCall` runs when a call of ``hold(seconds:)`` starts, before it waits.
+    public init(actorSystem: BLEActorSystem, onCall: @escaping @Sendable () -> Void = {}) {
+        self.actorSystem = actorSystem
+        self.onCall = onCall
+    }
+
+    /// Waits `seconds`, then returns them.
+    public distributed func hold(seconds: Int) async throws -> Int {
+        onCall()
+        try await Task.sleep(for: .seconds(seconds))
+        return seconds
+    }
+}

@@ -160,6 +160,11 @@ public final class ChildProcess: Sendable {
         if isRunning { process.terminate() }
     }
 
+    /// Sends SIGKILL to the child if it is still running, as a crash would end it; returns at once.
+    public func kill() {
+        if isRunning { _ = sendSignal(process.processIdentifier, SIGKILL) }
+    }
+
     /// Closes the child's standard input and waits for it to exit and for both its outputs to end.
     /// After `limit` it is sent SIGTERM (SIGKILL 2 s later) and this throws
     /// ``ChildProcessError/timedOut(limit:outcome:)``. The outcome's output is what
@@ -203,7 +208,7 @@ public final class ChildProcess: Sendable {
         } catch {
             return  // Cancelled: SIGTERM ended it.
         }
-        if isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning { _ = sendSignal(process.processIdentifier, SIGKILL) }
     }
 }
 
@@ -223,4 +228,9 @@ private func withStopSignalsUnblocked<T>(_ body: () throws -> T) rethrows -> T {
     pthread_sigmask(SIG_UNBLOCK, &stopSignals, &saved)
     defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
     return try body()
+}
+
+/// The C library's `kill`, under a name the method ``ChildProcess/kill()`` does not hide.
+private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
+    kill(pid, signal)
 }
