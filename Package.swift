@@ -51,7 +51,7 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
-        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuATT"]),
+        .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuEmulatorHub", "BleuATT"]),
         // The emulator across processes: a hub serving a bus over Unix-domain and TCP sockets
         // (SwiftNIO), and `EmulatorBus(connectingTo:)` for its clients.
         .target(

@@ -4,6 +4,8 @@
 #   scripts/fuzz.sh                      # every target, 60 s each
 #   scripts/fuzz.sh cbor 600             # one target (compact | bleu24 | cbor | hci | smp), 600 s
 #   scripts/fuzz.sh all 600 -jobs=1      # extra arguments go to libFuzzer
+#   scripts/fuzz.sh hub 600              # a hostile client on an emulator hub beside two good ones
+#                                        # (a test over real sockets, not libFuzzer: HostileClientTests)
 #
 # Seeds come from Fuzz/Corpus/<target>/ (committed); the growing corpus and any crashing inputs
 # go to .build-fuzz/ (not committed). A crash stops the run and names the input that caused it:
@@ -14,6 +16,13 @@ cd "$(dirname "$0")/.."
 which="${1:-all}"
 seconds="${2:-60}"
 shift $(( $# > 2 ? 2 : $# ))
+
+if [ "$which" = hub ]; then
+    # BLEU_HUB_FUZZ_SEED replays a run's hostile choices; BLEU_HUB_FUZZ_MODE runs one kind of attack.
+    swift build --build-tests
+    BLEU_HUB_FUZZ_SECONDS="$seconds" swift test --skip-build --filter HostileClientTests
+    exit
+fi
 
 out=.build-fuzz
 mkdir -p "$out"

@@ -29,8 +29,8 @@ extension EmulatorBus {
             .connectTimeout(.seconds(5))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let client = HubClient(send: { bytes in channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil) },
-                                           close: { channel.close(promise: nil) },
+                    let client = HubClient(send: { bytes in channel.sendInOrder(bytes) },
+                                           close: { channel.closeInOrder() },
                                            isTransportThread: { channel.eventLoop.inEventLoop })
                     pending.client = client
                     try channel.pipeline.syncOperations.addHandler(HubClientHandler(client: client))
@@ -56,7 +56,7 @@ extension EmulatorBus {
             throw error
         }
         self.init(hub: client)
-        closesConnection { channel.close(promise: nil) }
+        closesConnection { channel.closeInOrder() }
     }
 }
 

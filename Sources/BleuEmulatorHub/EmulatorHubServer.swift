@@ -16,6 +16,15 @@ import NIOPosix
 /// let central = EmulatedCentralManager(bus: remote)
 /// ```
 public final class EmulatorHubServer: Sendable {
+    /// Most clients connected at once; one more is refused with a log line.
+    public static let maximumClients = 256
+    /// Bytes the hub may have waiting to be sent to one client: a client that stops reading is
+    /// dropped once this much piles up, so its unread replies and events cannot grow the hub's
+    /// memory without bound.
+    public static let maximumUnsentBytes = 16 << 20
+    /// How long a client has to send its hello after connecting before it is dropped.
+    public static let helloDeadline: Duration = .seconds(10)
+
     /// The medium served.
     public let bus: EmulatorBus
     private let token: String?
@@ -24,6 +33,7 @@ public final class EmulatorHubServer: Sendable {
     /// The listening sockets and the clients' connections, so ``stop()`` closes them all.
     private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
     private let clientCounter = Locked(0)
+    private let connectedClients = Locked(0)
 
     /// - Parameters:
     ///   - bus: the medium to serve.
@@ -55,9 +65,20 @@ public final class EmulatorHubServer: Sendable {
                 .serverChannelOption(.backlog, value: 64)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                // Reads only when the client's requests so far are done (HubSessionHandler).
+                .childChannelOption(.autoRead, value: false)
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: Self.maximumUnsentBytes / 2, high: Self.maximumUnsentBytes))
                 .childChannelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(self.sessionHandler(for: channel))
+                        guard let handler = self.sessionHandler(for: channel) else {
+                            // Full: the client reads the reason in place of a welcome.
+                            let reason = "\(Self.maximumClients) clients are connected already"
+                            channel.writeAndFlush(ByteBuffer(bytes: HubProtocol.refused(reason))).whenComplete { _ in
+                                channel.close(promise: nil)
+                            }
+                            return
+                        }
+                        try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }
             let channel: any Channel
@@ -75,6 +96,9 @@ public final class EmulatorHubServer: Sendable {
         return bound
     }
 
+    /// How many clients are connected.
+    public var connectedClientCount: Int { connectedClients.withLock { $0 } }
+
     /// Stops listening and closes every client's connection (their managers leave the air).
     public func stop() async {
         let open = channels.withLock { channels in
@@ -84,18 +108,34 @@ public final class EmulatorHubServer: Sendable {
         for channel in open { try? await channel.close() }
     }
 
-    private func sessionHandler(for channel: any Channel) -> HubSessionHandler {
+    /// The handler of a new client's connection, or `nil` (logged) when the hub is full.
+    private func sessionHandler(for channel: any Channel) -> HubSessionHandler? {
         let number = clientCounter.withLock { count in
             count += 1
             return count
         }
         let name = "client \(number) (\(channel.remoteAddress.map { "\($0)" } ?? "unix socket"))"
+        let admitted = connectedClients.withLock { count in
+            guard count < Self.maximumClients else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            log("hub: refused \(name): \(Self.maximumClients) clients are connected already")
+            return nil
+        }
+        channel.closeFuture.whenComplete { [connectedClients] _ in connectedClients.withLock { $0 -= 1 } }
         let session = HubSession(bus: bus, token: token, name: name, send: { bytes in
-            channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+            channel.sendInOrder(bytes)
         }, close: {
-            channel.close(promise: nil)
-        }, log: log)
+            channel.closeInOrder()
+        }, log: log, isBackedUp: {
+            !channel.isWritable
+        })
         keep(channel)
+        channel.eventLoop.scheduleTask(in: .milliseconds(Int64(Self.helloDeadline / .milliseconds(1)))) {
+            if !session.isGreeted { session.drop(because: "no hello within \(Self.helloDeadline)") }
+        }
         return HubSessionHandler(session: session)
     }
 
@@ -117,8 +157,31 @@ final class HubSessionHandler: ChannelInboundHandler {
         self.session = session
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        context.read()
+        context.fireChannelActive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        session.receive(unwrapInboundIn(data).readableBytesView)
+        session.take(unwrapInboundIn(data).readableBytesView)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        handleFrames(context: context)
+    }
+
+    /// One request of this client per turn of the event loop: while more wait, the next is
+    /// handled after the loop has served its other connections (a task due now would run in
+    /// this turn still), and the socket is not read; once none waits, it is read again. So a
+    /// client flooding the hub waits behind the others, and what it sends waits in its socket.
+    private func handleFrames(context: ChannelHandlerContext) {
+        guard session.handleNextFrame() else {
+            context.read()
+            return
+        }
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        loop.scheduleTask(in: .nanoseconds(1)) { bound.value.handler.handleFrames(context: bound.value.context) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -126,7 +189,31 @@ final class HubSessionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable {
+            session.drop(because: "not reading: its answers pile up unsent")
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+}
+
+extension Channel {
+    /// Writes `bytes` as a task of the channel's event loop, after what was sent before.
+    ///
+    /// Never at once, even on the loop: hub sessions and clients send from inside their locks
+    /// and the engine's (a completion, an event), and a write made on the loop at once can run
+    /// the pipeline there and then (a failed write closes the connection, a flush reads), back
+    /// into the code that holds them.
+    func sendInOrder(_ bytes: [UInt8]) {
+        eventLoop.execute { self.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil) }
+    }
+
+    /// Closes the channel after what was sent before (``sendInOrder(_:)``) has been written.
+    func closeInOrder() {
+        eventLoop.execute { self.close(promise: nil) }
     }
 }

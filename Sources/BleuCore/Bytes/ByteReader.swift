@@ -100,14 +100,14 @@ extension Array where Element == UInt8 {
     }
 
     package mutating func appendLE24(_ value: UInt32) {
-        for shift in stride(from: 0, to: 24, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0.prefix(3)) }
     }
 
     package mutating func appendLE(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 
     package mutating func appendLE(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

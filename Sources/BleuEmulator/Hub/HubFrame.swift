@@ -54,7 +54,7 @@ package enum HubProtocol {
         }
     }
 
-    static func refused(_ reason: String) -> [UInt8] {
+    package static func refused(_ reason: String) -> [UInt8] {
         frame(.refused) { $0.string(reason) }
     }
 

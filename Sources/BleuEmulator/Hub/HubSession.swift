@@ -1,4 +1,5 @@
 import BleuCore
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -25,6 +26,8 @@ package final class HubSession: Sendable {
 
     private struct State {
         var decoder = HubFrameDecoder()
+        /// Frames taken and not yet handled.
+        var frames: Deque<(HubProtocol.Kind, [UInt8])> = []
         var greeted = false
         var ended = false
         var centrals: [UInt32: EmulatedCentralManager] = [:]
@@ -54,6 +57,7 @@ package final class HubSession: Sendable {
     private let state = Locked(State())
     private let sendBytes: @Sendable ([UInt8]) -> Void
     private let closeTransport: @Sendable () -> Void
+    private let isBackedUp: @Sendable () -> Bool
     private let log: @Sendable (String) -> Void
 
     /// - Parameters:
@@ -62,45 +66,74 @@ package final class HubSession: Sendable {
     ///   - send: writes bytes to the client, in call order.
     ///   - close: closes the transport (after the session dropped the client).
     ///   - log: takes the session's log lines.
+    ///   - isBackedUp: whether so much waits to be sent to the client that it must have stopped
+    ///     reading: then the session drops it before doing more of its requests' work.
     package init(bus: EmulatorBus, token: String?, name: String, send: @escaping @Sendable ([UInt8]) -> Void,
-                 close: @escaping @Sendable () -> Void, log: @escaping @Sendable (String) -> Void) {
+                 close: @escaping @Sendable () -> Void, log: @escaping @Sendable (String) -> Void,
+                 isBackedUp: @escaping @Sendable () -> Bool = { false }) {
         self.bus = bus
         self.token = token
         self.name = name
         sendBytes = send
         closeTransport = close
+        self.isBackedUp = isBackedUp
         self.log = log
     }
 
     // MARK: The transport's side
 
-    /// Takes bytes from the client.
+    /// Takes bytes from the client and does every request they complete.
     package func receive(_ bytes: some Collection<UInt8>) {
-        let frames: [(HubProtocol.Kind, [UInt8])]
+        take(bytes)
+        while handleNextFrame() {}
+    }
+
+    /// Takes bytes from the client: the frames they complete wait for ``handleNextFrame()``. A
+    /// transport serving several clients takes one frame of each in turn, so that a client
+    /// flooding the hub with requests waits behind the others.
+    package func take(_ bytes: some Collection<UInt8>) {
         do {
-            frames = try state.withLock { state throws(PacketDecodingError) in
-                guard !state.ended else { return [] }
-                return try state.decoder.feed(bytes)
+            try state.withLock { state throws(PacketDecodingError) in
+                guard !state.ended else { return }
+                state.frames.append(contentsOf: try state.decoder.feed(bytes))
             }
         } catch {
-            return drop("malformed frame: \(error)")
+            drop("malformed frame: \(error)")
         }
-        for (kind, payload) in frames {
-            guard !isEnded else { return }
-            do throws(PacketDecodingError) {
-                if !state.withLock({ $0.greeted }) {
-                    guard kind == .hello else { return drop("a \(kind) frame before the hello") }
-                    try greet(try HubProtocol.decodeHello(payload))
-                    continue
+    }
+
+    /// Handles the oldest frame taken; returns whether another waits.
+    @discardableResult
+    package func handleNextFrame() -> Bool {
+        guard let (kind, payload) = state.withLock({ $0.ended ? nil : $0.frames.popFirst() }) else { return false }
+        do throws(PacketDecodingError) {
+            if !state.withLock({ $0.greeted }) {
+                guard kind == .hello else {
+                    drop("a \(kind) frame before the hello")
+                    return false
                 }
-                guard kind == .request else { return drop("a \(kind) frame from a client") }
+                try greet(try HubProtocol.decodeHello(payload))
+            } else {
+                guard kind == .request else {
+                    drop("a \(kind) frame from a client")
+                    return false
+                }
+                guard !isBackedUp() else {
+                    drop("not reading: its answers pile up unsent")
+                    return false
+                }
                 let (id, request) = try HubProtocol.decodeRequest(payload)
-                guard !request.needsReply || id != 0 else { return drop("request number 0 for a call that needs a reply") }
+                guard !request.needsReply || id != 0 else {
+                    drop("request number 0 for a call that needs a reply")
+                    return false
+                }
                 handle(id, request)
-            } catch {
-                return drop("malformed \(kind) frame: \(error)")
             }
+        } catch {
+            drop("malformed \(kind) frame: \(error)")
+            return false
         }
+        return state.withLock { !$0.ended && !$0.frames.isEmpty }
     }
 
     /// The transport closed: the client is gone.
@@ -109,6 +142,15 @@ package final class HubSession: Sendable {
     }
 
     private var isEnded: Bool { state.withLock { $0.ended } }
+
+    /// Whether the client's hello was accepted.
+    package var isGreeted: Bool { state.withLock { $0.greeted } }
+
+    /// Drops the client for what its transport saw (it stopped reading, it never said hello):
+    /// one log line, then the client leaves as if its connection had closed.
+    package func drop(because reason: String) {
+        drop(reason)
+    }
 
     private func greet(_ hello: (version: UInt16, token: String?)) throws(PacketDecodingError) {
         guard hello.version == HubProtocol.version else {
@@ -150,6 +192,7 @@ package final class HubSession: Sendable {
             guard !state.ended else { return nil }
             state.ended = true
             defer {
+                state.frames = []
                 state.centrals = [:]
                 state.peripherals = [:]
                 state.pulled = [:]

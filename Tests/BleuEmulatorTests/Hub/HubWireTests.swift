@@ -6,10 +6,19 @@ import Testing
 /// Random values of every type the hub protocol carries, from a seed.
 struct WireSamples {
     var random: SeededRandomNumberGenerator
+    /// Where the numbers that name things (managers, streams, channels, receipts, requests)
+    /// come from: any value, or a few small ones so that requests meet what earlier ones made.
+    var names: ClosedRange<UInt32>?
 
-    init(seed: UInt64) {
+    init(seed: UInt64, names: ClosedRange<UInt32>? = nil) {
         random = SeededRandomNumberGenerator(seed: seed)
+        self.names = names
     }
+
+    /// A number naming a manager, stream or channel.
+    mutating func name() -> UInt32 { names.map { UInt32.random(in: $0, using: &random) } ?? u32() }
+    /// A number naming a receipt, a passkey request or a request to cancel.
+    mutating func name64() -> UInt64 { names.map { UInt64(UInt32.random(in: $0, using: &random)) } ?? u64() }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
     mutating func bool() -> Bool { Bool.random(using: &random) }
@@ -129,8 +138,8 @@ struct WireSamples {
     mutating func centralCall() -> CentralCall {
         switch int(0...26) {
         case 0: .state
-        case 1: .events(stream: u32(), push: bool())
-        case 2: .scan(scanOptions(), stream: u32(), push: bool())
+        case 1: .events(stream: name(), push: bool())
+        case 2: .scan(scanOptions(), stream: name(), push: bool())
         case 3: .stopScan
         case 4: .connect(uuid(), timeout: maybe { $0.duration() })
         case 5: .cancelConnection(uuid())
@@ -146,7 +155,7 @@ struct WireSamples {
         case 15: .canSendWriteWithoutResponse(uuid())
         case 16: .readDescriptor(descriptor())
         case 17: .writeDescriptor(data(), to: descriptor())
-        case 18: .subscribe(characteristic(), stream: u32(), push: bool())
+        case 18: .subscribe(characteristic(), stream: name(), push: bool())
         case 19: .unsubscribe(characteristic())
         case 20: .attMTU(uuid())
         case 21: .maximumWriteValueLength(uuid(), writeType())
@@ -161,7 +170,7 @@ struct WireSamples {
     mutating func peripheralCall() -> PeripheralCall {
         switch int(0...17) {
         case 0: .state
-        case 1: .events(stream: u32(), push: bool())
+        case 1: .events(stream: name(), push: bool())
         case 2: .add(definition())
         case 3: .remove(publishedService())
         case 4: .removeAllServices
@@ -183,22 +192,22 @@ struct WireSamples {
 
     mutating func request() -> HubRequest {
         switch int(0...11) {
-        case 0: .attachCentral(manager: u32(), restoreIdentifier: maybe { $0.string() }, mtu: maybe { $0.int(23...517) },
+        case 0: .attachCentral(manager: name(), restoreIdentifier: maybe { $0.string() }, mtu: maybe { $0.int(23...517) },
                                device: maybe { $0.string() }, passkeyHandler: bool())
-        case 1: .attachPeripheral(manager: u32(), restoreIdentifier: maybe { $0.string() }, mtu: maybe { $0.int(23...517) },
+        case 1: .attachPeripheral(manager: name(), restoreIdentifier: maybe { $0.string() }, mtu: maybe { $0.int(23...517) },
                                   device: maybe { $0.string() }, distance: maybe { Double($0.int(0...100)) / 4 })
-        case 2: .detach(manager: u32())
-        case 3: .central(manager: u32(), centralCall())
-        case 4: .peripheral(manager: u32(), peripheralCall())
-        case 5: .bus(pick([.setCentralState(manager: u32(), state()), .setPeripheralState(manager: u32(), state()),
-                           .setDistance(manager: u32(), Double(int(0...40))), .loseLink(manager: u32(), peripheral: uuid()),
+        case 2: .detach(manager: name())
+        case 3: .central(manager: name(), centralCall())
+        case 4: .peripheral(manager: name(), peripheralCall())
+        case 5: .bus(pick([.setCentralState(manager: name(), state()), .setPeripheralState(manager: name(), state()),
+                           .setDistance(manager: name(), Double(int(0...40))), .loseLink(manager: name(), peripheral: uuid()),
                            .removeAllBonds, .bondCount, .trace, .clearTrace]))
-        case 6: .next(stream: u32())
-        case 7: .release(stream: u32())
-        case 8: .channel(u32(), pick([.send(data()), .next, .close]))
-        case 9: .handled(receipt: u64())
-        case 10: .passkeyEntered(request: u64(), passkey: maybe { $0.u32() })
-        default: .cancel(request: u64())
+        case 6: .next(stream: name())
+        case 7: .release(stream: name())
+        case 8: .channel(name(), pick([.send(data()), .next, .close]))
+        case 9: .handled(receipt: name64())
+        case 10: .passkeyEntered(request: name64(), passkey: maybe { $0.u32() })
+        default: .cancel(request: name64())
         }
     }
 
@@ -233,9 +242,9 @@ struct WireSamples {
 
     mutating func push() -> HubPush {
         switch int(0...2) {
-        case 0: .element(stream: u32(), element(), receipt: maybe { $0.u64() })
-        case 1: .end(stream: u32(), maybe { $0.error() })
-        default: .passkeyRequest(id: u64(), manager: u32(), PasskeyRequest(peripheral: uuid(), displayedPasskey: u32() % 1_000_000))
+        case 0: .element(stream: name(), element(), receipt: maybe { $0.u64() })
+        case 1: .end(stream: name(), maybe { $0.error() })
+        default: .passkeyRequest(id: u64(), manager: name(), PasskeyRequest(peripheral: uuid(), displayedPasskey: u32() % 1_000_000))
         }
     }
 
