@@ -108,13 +108,14 @@ struct HubSocketTests {
         await #expect(throws: BleuError.self) { try await EmulatorBus(connectingTo: "unix:\(Self.socketPath("absent"))") }
     }
 
-    @Test("bleu hub, bleu serve --hub and bleu demo --hub: three processes, every step of the demo succeeds",
+    @Test("bleu hub --trace, bleu serve --hub and bleu demo --hub: three processes, every step of the demo succeeds; the trace holds the links, and each device's btsnoop capture decodes cleanly in tshark",
           .enabled(if: ToolProcess.executable != nil, Comment(rawValue: ToolProcess.skipReason)),
           .enabled(if: ProcessInfo.processInfo.environment["BLEU_TOOL_PROCESSES"] != "0",
                    "BLEU_TOOL_PROCESSES=0 leaves out the tests that run the bleu tool as child processes (scripts/test.sh sets it for its sanitizer runs)"))
     func processes() async throws {
         let path = Self.socketPath("demo")
-        let hub = try ToolProcess.start(["hub", "unix:\(path)"])
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-hub-trace-\(UUID().uuidString.prefix(8)).txt").path
+        let hub = try ToolProcess.start(["hub", "unix:\(path)", "--trace", trace])
         defer { hub.terminate() }
         let listening = try #require(try await hub.nextLine())
         #expect(listening.hasPrefix("hub listening on unix:\(path)"), "\(listening)")
@@ -126,5 +127,28 @@ struct HubSocketTests {
         #expect(demo.succeeded, "\(demo)")
         #expect(demo.outputText.contains("caught invalidInterval(0) as DemoError"), "\(demo.outputText)")
         #expect(demo.outputText.contains("Done:"), "\(demo.outputText)")
+
+        // The hub writes what it has and closes its files when its input ends.
+        server.terminate()
+        #expect(try await hub.finish(limit: .seconds(20)).succeeded)
+        let text = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(text.contains("CONNECTED") && text.contains("ATT") && text.contains("Write Request"), "\(text.prefix(2000))")
+        let directory = URL(fileURLWithPath: trace).deletingLastPathComponent()
+        let captures = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix(URL(fileURLWithPath: trace).lastPathComponent + ".") && $0.hasSuffix(".btsnoop") }
+            .map { directory.appendingPathComponent($0).path }
+        defer { for file in captures + [trace] { try? FileManager.default.removeItem(atPath: file) } }
+        #expect(captures.count == 2, "one capture per device: \(captures)")
+        guard let tshark = ["/usr/bin/tshark", "/usr/local/bin/tshark"].first(where: FileManager.default.isExecutableFile) else {
+            print("HubSocketTests.processes: tshark is not installed (apt-get install tshark); skipped the capture decode")
+            return
+        }
+        for capture in captures {
+            let decoded = try await ChildProcess.run(tshark, arguments: ["-r", capture, "-V"], limit: .seconds(60))
+            #expect(decoded.status == 0, "\(decoded)")
+            #expect(!decoded.outputText.contains("Malformed"), "tshark found malformed packets in \(capture)")
+            #expect(decoded.outputText.contains("LE Connection Complete") && decoded.outputText.contains("Write Request")
+                        && decoded.outputText.contains("Handle Value Notification"), "\(decoded.outputText.prefix(3000))")
+        }
     }
 }

@@ -30,6 +30,9 @@ struct HubCommand: AsyncParsableCommand {
     @Flag(help: "Listen on TCP addresses other than loopback (give a --token then).")
     var allowRemote = false
 
+    @Option(help: ArgumentHelp("Write the medium's link trace to FILE as it happens, and each device's connections as a btsnoop capture beside it (FILE.<address>.btsnoop, for Wireshark).", valueName: "file"))
+    var trace: String?
+
     mutating func run() async throws {
         var configuration: EmulatorConfiguration
         switch preset {
@@ -49,15 +52,19 @@ struct HubCommand: AsyncParsableCommand {
         }
         if parsed.isEmpty { parsed = [HubEndpoint.temporary()] }
         let bus = EmulatorBus(configuration: configuration)
+        let writer = try trace.map { try HubTraceWriter(path: $0, configuration: bus.configuration) }
+        if let writer { try bus.traceEvents { writer.take($0) } }
         let hub = EmulatorHubServer(bus: bus, token: token, log: { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
         })
         let bound = try await hub.start(at: parsed, allowingRemoteClients: allowRemote)
         // Written at once (not through stdio's buffer): a parent process waits for this line.
-        let line = "hub listening on \(bound.map(\.description).joined(separator: ", ")) (preset \(preset), seed \(bus.seed))\n"
+        let tracing = trace.map { ", tracing to \($0)" } ?? ""
+        let line = "hub listening on \(bound.map(\.description).joined(separator: ", ")) (preset \(preset), seed \(bus.seed)\(tracing))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
         await ServeCommand.waitForEnd(seconds: nil)
         await hub.stop()
+        writer?.close()
         for case .unix(let path) in bound { try? FileManager.default.removeItem(atPath: path) }
         print("stopped")
     }

@@ -83,7 +83,8 @@ extension Engine {
                                                maximumExchangesPerEvent: configuration.maximumPacketsPerConnectionEvent ?? .max,
                                                at: now)
         }
-        record(.connected, link: id, "\(centralID) → \(peripheralID)")
+        record(.connected, link: id, "\(centralID) → \(peripheralID)",
+               endpoints: LinkTraceEvent.Endpoints(central: centralNode.address, peripheral: peripheralNode.address))
         peripheralNode.hub.yield(.centralConnected(centralID))
         enqueue(ClientOperation(id: newOperationID(), kind: .exchangeMTU), on: id)
     }

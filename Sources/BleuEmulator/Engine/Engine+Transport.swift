@@ -68,12 +68,12 @@ extension Engine {
     }
 
     private mutating func recordDelivery(_ packet: LinkPacket, on link: LinkID, airStart: Duration?) {
-        guard trace.isEnabled else { return }
+        guard isTracing else { return }
         let direction = packet.direction
         switch packet.payload {
         case .att(let pdu):
             record(.att, link: link, direction: direction, airStart: airStart, opcode: pdu.opcode.rawValue, handle: pdu.handle,
-                   length: pdu.encodedLength, pdu.name)
+                   length: pdu.encodedLength, pdu.name, pdu: pdu.encoded)
         case .smp(let message):
             record(.smp, link: link, direction: direction, airStart: airStart, opcode: message.code.rawValue,
                    length: message.length, message.name)

@@ -111,12 +111,20 @@ struct Engine {
 
     mutating func record(_ kind: LinkTraceEvent.Kind, link: LinkID? = nil, direction: RadioSchedule.Direction? = nil,
                          airStart: Duration? = nil, opcode: UInt8? = nil, handle: UInt16? = nil,
-                         length: Int? = nil, _ detail: String) {
-        guard trace.isEnabled else { return }
-        trace.record(LinkTraceEvent(sequence: 0, time: now, airStart: airStart, connection: link?.rawValue,
-                                    direction: direction.map { $0 == .centralToPeripheral ? .centralToPeripheral : .peripheralToCentral },
-                                    kind: kind, opcode: opcode, handle: handle, length: length, detail: detail))
+                         length: Int? = nil, _ detail: String, pdu: @autoclosure () -> [UInt8]? = nil,
+                         endpoints: LinkTraceEvent.Endpoints? = nil) {
+        guard isTracing else { return }
+        let sink = hooks.traceSink
+        let event = trace.record(LinkTraceEvent(
+            sequence: 0, time: now, airStart: airStart, connection: link?.rawValue,
+            direction: direction.map { $0 == .centralToPeripheral ? .centralToPeripheral : .peripheralToCentral },
+            kind: kind, opcode: opcode, handle: handle, length: length, detail: detail,
+            pdu: sink == nil ? nil : pdu(), endpoints: endpoints))
+        sink?(event)
     }
+
+    /// Whether events are recorded: kept by the trace, or taken by a sink.
+    var isTracing: Bool { trace.isEnabled || hooks.traceSink != nil }
 
     // MARK: Identities
 

@@ -43,6 +43,8 @@ public final class EmulatorBus: Sendable {
         engine.withLock { $0.activity }
     }
     private let clock: ElapsedClock
+    /// The sink of ``traceEvents(_:)``, kept here so that a reset's new engine gets it too.
+    private let traceSink = Locked<(@Sendable (LinkTraceEvent) -> Void)?>(nil)
     private let operationCounter = Atomic<UInt64>(1)
 
     /// A bus shared by everything in the process that does not bring its own, with the
@@ -145,6 +147,7 @@ public final class EmulatorBus: Sendable {
                 self?.withEngine { $0.passkeyEntered(entered, on: link, procedure: procedure) }
             }
         }
+        engine.hooks.traceSink = traceSink.withLock { $0 }
         engine.hooks.makeChannel = { [weak self] channel, side, psm, peer, input in
             guard let self else { return nil }
             return EmulatedL2CAPChannel(bus: self, channel: channel, side: side, psm: psm, peer: peer, input: input)
@@ -221,6 +224,22 @@ public final class EmulatorBus: Sendable {
     /// The trace as text, one event a line.
     public func traceText() -> String {
         trace.map(\.description).joined(separator: "\n")
+    }
+
+    /// Hands every link event to `sink` as it is recorded, with the PDU's bytes where the bus
+    /// has them (``LinkTraceEvent/pdu``), beside the bounded ``trace``: for writing a trace to a
+    /// file as it happens (`bleu hub --trace`). The sink runs inside the bus's lock, so it must
+    /// only hand the event on (to a queue that writes it, say); `nil` stops it. The sink stays
+    /// across ``reset()``.
+    ///
+    /// Throws ``/BleuCore/BleuError/invalidState(_:)`` on a bus joined to a hub: the hub's process
+    /// owns the medium, so trace it there.
+    public func traceEvents(_ sink: (@Sendable (LinkTraceEvent) -> Void)?) throws(BleuError) {
+        guard remote == nil else {
+            throw .invalidState(.invalidConfiguration(setting: "trace sink", requirement: "set it on the hub's own bus, not on a client's"))
+        }
+        traceSink.withLock { $0 = sink }
+        withEngine { $0.hooks.traceSink = sink }
     }
 
     /// Forgets the recorded events.

@@ -59,11 +59,27 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
     public var length: Int?
     /// A readable detail: the PDU's name, a disconnect reason, the fault.
     public var detail: String
+    /// The PDU's bytes (an ATT PDU, opcode first), kept only while a sink takes the bus's
+    /// events as they happen (``EmulatorBus/traceEvents(_:)``); otherwise `nil`.
+    public var pdu: [UInt8]?
+    /// The devices a connection joins, on its ``Kind/connected`` event.
+    public var endpoints: Endpoints?
+
+    /// The two devices of a connection, by their 48-bit addresses on the bus.
+    public struct Endpoints: Sendable, Hashable {
+        public var central: UInt64
+        public var peripheral: UInt64
+
+        public init(central: UInt64, peripheral: UInt64) {
+            self.central = central
+            self.peripheral = peripheral
+        }
+    }
 
     /// An event; the bus numbers the events it records itself.
     public init(sequence: Int, time: Duration, airStart: Duration? = nil, connection: Int? = nil,
                 direction: Direction? = nil, kind: Kind, opcode: UInt8? = nil, handle: UInt16? = nil,
-                length: Int? = nil, detail: String) {
+                length: Int? = nil, detail: String, pdu: [UInt8]? = nil, endpoints: Endpoints? = nil) {
         self.sequence = sequence
         self.time = time
         self.airStart = airStart
@@ -74,6 +90,8 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
         self.handle = handle
         self.length = length
         self.detail = detail
+        self.pdu = pdu
+        self.endpoints = endpoints
     }
 
     /// One line: `12.345678  #1  C→P  ATT  0x0A Read Request  handle 0x0003  len 3`.

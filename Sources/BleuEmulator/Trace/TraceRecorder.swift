@@ -12,14 +12,15 @@ struct TraceRecorder: Sendable {
 
     var isEnabled: Bool { capacity > 0 }
 
-    /// Records an event; the sequence number is assigned here.
-    mutating func record(_ event: LinkTraceEvent) {
-        guard capacity > 0 else { return }
+    /// Numbers an event and keeps it (when the recorder keeps any); returns it numbered.
+    mutating func record(_ event: LinkTraceEvent) -> LinkTraceEvent {
         var event = event
         event.sequence = nextSequence
         nextSequence += 1
+        guard capacity > 0 else { return event }
         if events.count == capacity { events.removeFirst() }
         events.append(event)
+        return event
     }
 
     mutating func removeAll() {
