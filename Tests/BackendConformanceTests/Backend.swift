@@ -27,6 +27,9 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// BleuEmulator's managers on two clients of one hub (an instant bus), each joined to it
     /// through the hub protocol's bytes as a separate process would be.
     case hub
+    /// BleuCoreBluetooth's managers over CoreBluetoothEmulator on two clients of one hub: the
+    /// code an iPhone runs, with the central and the peripheral in (as if) two processes.
+    case coreBluetoothOnHub
     /// BleuHCI's managers on two radios, each on one of Bumble's virtual controllers, the two
     /// controllers on one link (scripts/bumble_link.py; needs BLEU_PYTHON). Bumble's link forwards
     /// at once, and its controller ignores LE Set Data Length and LE Set PHY (Docs/BleuHCI.md lists
@@ -37,7 +40,7 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
 
     /// Whether the peripheral reports a central's disconnection (CoreBluetooth's peripheral
     /// role has no such callback).
-    var reportsPeripheralDisconnections: Bool { self != .coreBluetooth }
+    var reportsPeripheralDisconnections: Bool { self != .coreBluetooth && self != .coreBluetoothOnHub }
 
     /// The backends this run has: all of them, but ``hci`` only with Bumble (BLEU_PYTHON set) and
     /// not when `BLEU_CONFORMANCE_HCI=0` (scripts/test.sh's ThreadSanitizer runs). The scenarios'
@@ -76,6 +79,13 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
             let peripheral = EmulatedPeripheralManager(bus: try await EmulatorBus(loopbackTo: hub))
             return Radios(central: central, peripheral: peripheral, loseLink: { identifier in
                 central.bus.loseLink(between: central, and: identifier)
+            }, stop: { withExtendedLifetime(hub) {} })
+        case .coreBluetoothOnHub:
+            let hub = EmulatorBus(configuration: .instant)
+            let central = CoreBluetoothCentralManager(bus: try await EmulatorBus(loopbackTo: hub))
+            let peripheral = CoreBluetoothPeripheralManager(bus: try await EmulatorBus(loopbackTo: hub))
+            return Radios(central: central, peripheral: peripheral, loseLink: { identifier in
+                central.emulatorManager.bus.loseLink(between: central.emulatorManager, and: identifier)
             }, stop: { withExtendedLifetime(hub) {} })
         case .hci:
             let link = try await BumbleLink.start()

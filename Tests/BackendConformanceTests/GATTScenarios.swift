@@ -27,7 +27,13 @@ extension EveryBackend {
                 .discover(HeartRateService.self)
             #expect(try await heartRate.read(HeartRateService.bodySensorLocation) == .wrist)
 
+            // A peripheral sends to the centrals it knows are subscribed: with the peripheral in
+            // another process (or CoreBluetooth's), it learns of the subscription after the
+            // central's call returns, so it starts on the event, as an app does.
+            var peripheralEvents = radios.peripheral.events().makeAsyncIterator()
+            _ = await peripheralEvents.next()   // the state: the stream is open wherever the medium is
             let beats = try await heartRate.subscribe(to: HeartRateService.measurement)
+            while let event = await peripheralEvents.next() { if case .subscribed = event { break } }
             let sent = (0..<10).map { HeartRateMeasurement(heartRate: UInt16(60 + $0), sensorContact: .detected) }
             for measurement in sent { try await sensor.notify(HeartRateService.measurement, measurement) }
             var received: [UInt16] = []
@@ -86,7 +92,10 @@ extension EveryBackend {
             try await radios.central.write(written, to: value, type: .withResponse)
             #expect(stored.value == written)
 
+            var peripheralEvents = radios.peripheral.events().makeAsyncIterator()
+            _ = await peripheralEvents.next()   // the state: the stream is open wherever the medium is
             let indications = try await radios.central.subscribe(to: indicated)
+            while let event = await peripheralEvents.next() { if case .subscribed = event { break } }
             let target = try #require(published.characteristic(BluetoothUUID(0xFFE2)))
             #expect(await radios.peripheral.updateValue(Data([1, 2, 3]), for: target, onSubscribedCentrals: nil))
             var iterator = indications.makeAsyncIterator()
