@@ -16,14 +16,26 @@ import NIOPosix
 /// let central = EmulatedCentralManager(bus: remote)
 /// ```
 public final class EmulatorHubServer: Sendable {
-    /// Most clients connected at once; one more is refused with a log line.
-    public static let maximumClients = 256
-    /// Bytes the hub may have waiting to be sent to one client: a client that stops reading is
-    /// dropped once this much piles up, so its unread replies and events cannot grow the hub's
-    /// memory without bound.
-    public static let maximumUnsentBytes = 16 << 20
-    /// How long a client has to send its hello after connecting before it is dropped.
-    public static let helloDeadline: Duration = .seconds(10)
+    /// What the hub allows its clients, so that one cannot take what the others need.
+    public struct Limits: Sendable, Hashable {
+        /// Most clients connected at once; one more is refused, with the reason.
+        public var maximumClients: Int
+        /// Bytes the hub may have waiting to be sent to one client: a client that stops
+        /// reading is dropped once this much piles up, so its unread answers and events cannot
+        /// grow the hub's memory without bound.
+        public var maximumUnsentBytes: Int
+        /// How long a client has to send its hello after connecting before it is dropped.
+        public var helloDeadline: Duration
+
+        public init(maximumClients: Int = 256, maximumUnsentBytes: Int = 16 << 20, helloDeadline: Duration = .seconds(10)) {
+            self.maximumClients = maximumClients
+            self.maximumUnsentBytes = maximumUnsentBytes
+            self.helloDeadline = helloDeadline
+        }
+    }
+
+    /// What this hub allows its clients.
+    public let limits: Limits
 
     /// The medium served.
     public let bus: EmulatorBus
@@ -40,10 +52,12 @@ public final class EmulatorHubServer: Sendable {
     ///   - token: a secret every client's hello must carry (for a hub on TCP); `nil` lets any
     ///     client that reaches the socket in.
     ///   - log: takes one line per refused or dropped client.
+    ///   - limits: what the hub allows each client.
     ///   - group: the event loops that run the sockets.
     public init(bus: EmulatorBus, token: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
-                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+                limits: Limits = Limits(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.bus = bus
+        self.limits = limits
         self.token = token
         self.log = log
         self.group = group
@@ -67,12 +81,12 @@ public final class EmulatorHubServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 // Reads only when the client's requests so far are done (HubSessionHandler).
                 .childChannelOption(.autoRead, value: false)
-                .childChannelOption(.writeBufferWaterMark, value: .init(low: Self.maximumUnsentBytes / 2, high: Self.maximumUnsentBytes))
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.maximumUnsentBytes / 2, high: limits.maximumUnsentBytes))
                 .childChannelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture {
                         guard let handler = self.sessionHandler(for: channel) else {
                             // Full: the client reads the reason in place of a welcome.
-                            let reason = "\(Self.maximumClients) clients are connected already"
+                            let reason = "the hub has its maximum of \(self.limits.maximumClients) clients"
                             channel.writeAndFlush(ByteBuffer(bytes: HubProtocol.refused(reason))).whenComplete { _ in
                                 channel.close(promise: nil)
                             }
@@ -116,12 +130,12 @@ public final class EmulatorHubServer: Sendable {
         }
         let name = "client \(number) (\(channel.remoteAddress.map { "\($0)" } ?? "unix socket"))"
         let admitted = connectedClients.withLock { count in
-            guard count < Self.maximumClients else { return false }
+            guard count < self.limits.maximumClients else { return false }
             count += 1
             return true
         }
         guard admitted else {
-            log("hub: refused \(name): \(Self.maximumClients) clients are connected already")
+            log("hub: refused \(name): the hub has its maximum of \(self.limits.maximumClients) clients")
             return nil
         }
         channel.closeFuture.whenComplete { [connectedClients] _ in connectedClients.withLock { $0 -= 1 } }
@@ -133,8 +147,8 @@ public final class EmulatorHubServer: Sendable {
             !channel.isWritable
         })
         keep(channel)
-        channel.eventLoop.scheduleTask(in: .milliseconds(Int64(Self.helloDeadline / .milliseconds(1)))) {
-            if !session.isGreeted { session.drop(because: "no hello within \(Self.helloDeadline)") }
+        channel.eventLoop.scheduleTask(in: .milliseconds(Int64(self.limits.helloDeadline / .milliseconds(1)))) {
+            if !session.isGreeted { session.drop(because: "no hello within \(self.limits.helloDeadline)") }
         }
         return HubSessionHandler(session: session)
     }

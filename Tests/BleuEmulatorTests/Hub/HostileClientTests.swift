@@ -277,7 +277,7 @@ final class HostileClient: Sendable {
 
     // MARK: Sockets
 
-    private func connect(_ stats: inout Stats) -> Int32? {
+    func connect(_ stats: inout Stats) -> Int32? {
         #if canImport(Glibc)
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -313,7 +313,7 @@ final class HostileClient: Sendable {
 
     /// Writes all of `bytes`; `false` once the hub has closed the connection or stopped taking them.
     @discardableResult
-    private func send(_ socket: Int32, _ bytes: [UInt8], _ stats: inout Stats) -> Bool {
+    func send(_ socket: Int32, _ bytes: [UInt8], _ stats: inout Stats) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { buffer in
@@ -334,5 +334,68 @@ final class HostileClient: Sendable {
     private func drain(_ socket: Int32) {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+    }
+}
+
+/// The limits that keep one client from taking what the others need, each reached on purpose.
+@Suite("A hub's limits", .timeLimit(.minutes(1)))
+struct HubLimitTests {
+    /// A hub on a socket of its own with these limits, its log lines as a stream.
+    static func hub(_ limits: EmulatorHubServer.Limits) async throws -> (EmulatorHubServer, path: String, log: AsyncStream<String>) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-limits-\(UUID().uuidString.prefix(8)).sock").path
+        let (log, line) = AsyncStream.makeStream(of: String.self)
+        let hub = EmulatorHubServer(bus: EmulatorBus(configuration: .instant), log: { line.yield($0) }, limits: limits)
+        try await hub.start(at: [.unix(path: path)])
+        return (hub, path, log)
+    }
+
+    @Test("a client that says nothing is dropped at the hello deadline, with one log line")
+    func helloDeadline() async throws {
+        let (hub, path, log) = try await Self.hub(.init(helloDeadline: .milliseconds(200)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var stats = HostileClient.Stats()
+        let silent = try #require(HostileClient(path: path, seed: 0, seconds: 0, only: nil).connect(&stats))
+        defer { close(silent) }
+        let line = await log.first { _ in true }
+        #expect(line?.hasSuffix("no hello within 0.2 seconds") == true, "\(line ?? "no line")")
+        await hub.stop()
+    }
+
+    @Test("a client that stops reading is dropped once its unsent answers pass the limit")
+    func neverReading() async throws {
+        let (hub, path, log) = try await Self.hub(.init(maximumUnsentBytes: 1 << 20))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // A trace of 10,000 events of about 100 bytes each: every answer to a trace request is
+        // about 1 MB.
+        hub.bus.withEngine { engine in
+            for index in 0..<10_000 { engine.record(.fault, String(repeating: "x", count: 80) + "\(index)") }
+        }
+        let client = HostileClient(path: path, seed: 0, seconds: 0, only: nil)
+        var stats = HostileClient.Stats()
+        let socket = try #require(client.connect(&stats))
+        defer { close(socket) }
+        client.send(socket, HubProtocol.hello(token: nil), &stats)
+        for number in 1...UInt64(40) {
+            guard client.send(socket, HubProtocol.request(number, .bus(.trace)), &stats) else { break }
+        }
+        let line = await log.first { _ in true }
+        #expect(line?.hasSuffix("not reading: its answers pile up unsent") == true, "\(line ?? "no line")")
+        await hub.stop()
+    }
+
+    @Test("a client past the maximum is refused, and told why")
+    func maximumClients() async throws {
+        let (hub, path, log) = try await Self.hub(.init(maximumClients: 1))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try await EmulatorBus(connectingTo: "unix:\(path)")
+        do {
+            _ = try await EmulatorBus(connectingTo: "unix:\(path)")
+            Issue.record("a second client was let in")
+        } catch BleuError.invalidState(.hubConnectionLost(let reason)) {
+            #expect(reason.contains("the hub has its maximum of 1 clients"), "\(reason)")
+        }
+        #expect(await log.first { _ in true }?.contains("the hub has its maximum of 1 clients") == true)
+        withExtendedLifetime(first) {}
+        await hub.stop()
     }
 }
