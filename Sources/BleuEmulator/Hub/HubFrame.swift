@@ -12,7 +12,7 @@ package enum HubProtocol {
     /// The first bytes of a client's hello.
     static let magic: [UInt8] = Array("BLEUHUB".utf8)
     /// The protocol version; a hub and a client of different versions refuse each other.
-    package static let version: UInt16 = 1
+    package static let version: UInt16 = 2
     /// The largest frame (kind and payload): an L2CAP SDU or a trace fits with room to spare.
     package static let maximumFrameLength = 1 << 20
 

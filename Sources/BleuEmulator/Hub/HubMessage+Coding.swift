@@ -405,6 +405,8 @@ extension LinkTraceEvent: HubCodable {
         w.optional(direction) { $0.bool($1 == .centralToPeripheral) }
         w.string(kind.rawValue); w.optional(opcode) { $0.u8($1) }; w.optional(handle) { $0.u16($1) }
         w.optionalInt(length); w.string(detail)
+        w.optional(pdu) { $0.data($1) }
+        w.optional(endpoints) { $0.u64($1.central); $0.u64($1.peripheral) }
     }
 
     init(from r: inout HubReader) throws(PacketDecodingError) {
@@ -420,6 +422,8 @@ extension LinkTraceEvent: HubCodable {
         self.init(sequence: sequence, time: time, airStart: airStart, connection: connection, direction: direction, kind: kind,
                   opcode: try r.optional { r throws(PacketDecodingError) in try r.u8() },
                   handle: try r.optional { r throws(PacketDecodingError) in try r.u16() },
-                  length: try r.optionalInt(in: 0...Int(Int32.max)), detail: try r.string())
+                  length: try r.optionalInt(in: 0...Int(Int32.max)), detail: try r.string(),
+                  pdu: try r.optional { r throws(PacketDecodingError) in try r.bytes() },
+                  endpoints: try r.optional { r throws(PacketDecodingError) in Endpoints(central: try r.u64(), peripheral: try r.u64()) })
     }
 }

@@ -610,13 +610,12 @@ package final class HubSession: Sendable {
 
     /// The newest trace events that fit in one frame.
     private static func fitting(_ events: [LinkTraceEvent]) -> [LinkTraceEvent] {
-        var budget = HubProtocol.maximumFrameLength - 64
+        let budget = HubProtocol.maximumFrameLength - 64
+        var writer = HubWriter(capacity: min(budget, events.count * 96))
         var kept = 0
         for event in events.reversed() {
-            var writer = HubWriter()
             writer.value(event)
-            budget -= writer.bytes.count
-            guard budget >= 0 else { break }
+            guard writer.bytes.count <= budget else { break }
             kept += 1
         }
         return Array(events.suffix(kept))

@@ -182,6 +182,24 @@ struct HubManagerTests {
         withExtendedLifetime(hub) {}
     }
 
+    @Test("a client's trace is the hub's, its newest events as many as one frame holds")
+    func trace() async throws {
+        let hub = EmulatorBus(configuration: .instant)
+        let client = try await EmulatorBus(loopbackTo: hub)
+        hub.withEngine { engine in
+            for index in 0..<3 { engine.record(.fault, "small \(index)") }
+        }
+        #expect(client.trace == hub.trace)
+        // 10,000 events of about 300 bytes: more than a frame's 1 MiB.
+        hub.withEngine { engine in
+            for index in 0..<10_000 { engine.record(.fault, String(repeating: "x", count: 280) + " \(index)") }
+        }
+        let whole = hub.trace
+        let crossed = client.trace
+        #expect(crossed.count > 3000 && crossed.count < whole.count, "\(crossed.count) of \(whole.count)")
+        #expect(crossed == Array(whole.suffix(crossed.count)), "the newest events, in order")
+    }
+
     @Test("an L2CAP channel opened from one process to another carries SDUs both ways")
     func l2cap() async throws {
         let (hub, fixture) = try await Self.fixture()

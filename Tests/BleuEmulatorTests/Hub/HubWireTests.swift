@@ -235,7 +235,9 @@ struct WireSamples {
                            connection: samples.maybe { $0.int(1...9) },
                            direction: samples.maybe { $0.bool() ? .centralToPeripheral : .peripheralToCentral },
                            kind: samples.pick([.att, .smp, .connected, .fault]), opcode: samples.maybe { $0.byte() },
-                           handle: samples.maybe { $0.u16() }, length: samples.maybe { $0.int(0...600) }, detail: samples.string())
+                           handle: samples.maybe { $0.u16() }, length: samples.maybe { $0.int(0...600) }, detail: samples.string(),
+                           pdu: samples.maybe { [UInt8]($0.data()) },
+                           endpoints: samples.maybe { LinkTraceEvent.Endpoints(central: $0.u64(), peripheral: $0.u64()) })
         })
         }
     }
