@@ -27,6 +27,7 @@ public final class EmulatorHubServer: Sendable {
         /// How long a client has to send its hello after connecting before it is dropped.
         public var helloDeadline: Duration
 
+        /// Limits; the defaults suit a hub shared by a few dozen test processes.
         public init(maximumClients: Int = 256, maximumUnsentBytes: Int = 16 << 20, helloDeadline: Duration = .seconds(10)) {
             self.maximumClients = maximumClients
             self.maximumUnsentBytes = maximumUnsentBytes

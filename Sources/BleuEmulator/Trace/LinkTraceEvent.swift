@@ -67,9 +67,12 @@ public struct LinkTraceEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// The two devices of a connection, by their 48-bit addresses on the bus.
     public struct Endpoints: Sendable, Hashable {
+        /// The central's address (48 bits).
         public var central: UInt64
+        /// The peripheral's address (48 bits).
         public var peripheral: UInt64
 
+        /// The devices of a connection, by address.
         public init(central: UInt64, peripheral: UInt64) {
             self.central = central
             self.peripheral = peripheral
