@@ -85,15 +85,16 @@ public final class EmulatorHubServer: Sendable {
                 .childChannelOption(.writeBufferWaterMark, value: .init(low: limits.maximumUnsentBytes / 2, high: limits.maximumUnsentBytes))
                 .childChannelInitializer { [self] channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard let handler = self.sessionHandler(for: channel) else {
-                            // Full: the client reads the reason in place of a welcome.
-                            let reason = "the hub has its maximum of \(self.limits.maximumClients) clients"
-                            channel.writeAndFlush(ByteBuffer(bytes: HubProtocol.refused(reason))).whenComplete { _ in
+                        switch self.admit(channel) {
+                        case .success(let handler):
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        case .failure(let refusal):
+                            // Full: the client reads the reason in place of a welcome; the
+                            // connection closes once it is written.
+                            channel.writeAndFlush(ByteBuffer(bytes: HubProtocol.refused(refusal.reason))).whenComplete { _ in
                                 channel.close(promise: nil)
                             }
-                            return
                         }
-                        try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }
             let channel: any Channel
@@ -123,8 +124,13 @@ public final class EmulatorHubServer: Sendable {
         for channel in open { try? await channel.close() }
     }
 
-    /// The handler of a new client's connection, or `nil` (logged) when the hub is full.
-    private func sessionHandler(for channel: any Channel) -> HubSessionHandler? {
+    /// Why a client was not let in.
+    private struct Refusal: Error {
+        let reason: String
+    }
+
+    /// The handler of a new client's connection, or the reason (logged) it is refused: the hub is full.
+    private func admit(_ channel: any Channel) -> Result<HubSessionHandler, Refusal> {
         let number = clientCounter.withLock { count in
             count += 1
             return count
@@ -136,8 +142,9 @@ public final class EmulatorHubServer: Sendable {
             return true
         }
         guard admitted else {
-            log("hub: refused \(name): the hub has its maximum of \(self.limits.maximumClients) clients")
-            return nil
+            let refusal = Refusal(reason: "the hub has its maximum of \(limits.maximumClients) clients")
+            log("hub: refused \(name): \(refusal.reason)")
+            return .failure(refusal)
         }
         channel.closeFuture.whenComplete { [connectedClients] _ in connectedClients.withLock { $0 -= 1 } }
         let session = HubSession(bus: bus, token: token, name: name, send: { bytes in
@@ -149,9 +156,9 @@ public final class EmulatorHubServer: Sendable {
         })
         keep(channel)
         channel.eventLoop.scheduleTask(in: .milliseconds(Int64(self.limits.helloDeadline / .milliseconds(1)))) {
-            if !session.isGreeted { session.drop(because: "no hello within \(self.limits.helloDeadline)") }
+            if !session.isGreeted { session.drop("no hello within \(self.limits.helloDeadline)") }
         }
-        return HubSessionHandler(session: session)
+        return .success(HubSessionHandler(session: session))
     }
 
     /// Holds a channel until it closes.
@@ -206,7 +213,7 @@ final class HubSessionHandler: ChannelInboundHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if !context.channel.isWritable {
-            session.drop(because: "not reading: its answers pile up unsent")
+            session.drop("not reading: its answers pile up unsent")
         }
         context.fireChannelWritabilityChanged()
     }

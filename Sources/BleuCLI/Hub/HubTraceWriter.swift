@@ -66,36 +66,40 @@ final class HubTraceWriter: Sendable {
 
     private func write(_ event: LinkTraceEvent) {
         files.withLock { files in
-            guard var current = files else { return }
-            current.text.write(Data((event.description + "\n").utf8))
-            let time = started.addingTimeInterval(event.time / .seconds(1))
-            switch event.kind {
-            case .connected:
-                guard let connection = event.connection, let endpoints = event.endpoints else { break }
-                current.links[connection] = endpoints
-                for (device, peer, role) in [(endpoints.central, endpoints.peripheral, LEConnectionRole.central),
-                                             (endpoints.peripheral, endpoints.central, LEConnectionRole.peripheral)] {
-                    let complete = LEConnectionComplete(
-                        handle: Self.handle(connection), role: role, peerAddressType: .randomDevice,
-                        peerAddress: Self.address(peer), interval: configuration.connectionInterval,
-                        supervisionTimeout: configuration.supervisionTimeout)
-                    record(HCIEvent.le(.connectionComplete(complete)).h4Packet, .controllerToHost, device: device, at: time, in: &current)
-                }
-            case .disconnected:
-                if let connection = event.connection { current.links[connection] = nil }
-            case .att:
-                guard let connection = event.connection, let endpoints = current.links[connection],
-                      let pdu = event.pdu, let direction = event.direction else { break }
-                let frame = L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: pdu)
-                let packet = ACLPacket(handle: Self.handle(connection), boundary: .firstFlushable, data: frame.encoded).h4Packet
-                let (sender, receiver) = direction == .centralToPeripheral
-                    ? (endpoints.central, endpoints.peripheral) : (endpoints.peripheral, endpoints.central)
-                record(packet, .hostToController, device: sender, at: time, in: &current)
-                record(packet, .controllerToHost, device: receiver, at: time, in: &current)
-            default:
-                break
+            // In place: a copy of the files would copy their tables for every event.
+            guard files != nil else { return }
+            write(event, into: &files!)
+        }
+    }
+
+    private func write(_ event: LinkTraceEvent, into current: inout Files) {
+        current.text.write(Data((event.description + "\n").utf8))
+        let time = started.addingTimeInterval(event.time / .seconds(1))
+        switch event.kind {
+        case .connected:
+            guard let connection = event.connection, let endpoints = event.endpoints else { break }
+            current.links[connection] = endpoints
+            for (device, peer, role) in [(endpoints.central, endpoints.peripheral, LEConnectionRole.central),
+                                         (endpoints.peripheral, endpoints.central, LEConnectionRole.peripheral)] {
+                let complete = LEConnectionComplete(
+                    handle: Self.handle(connection), role: role, peerAddressType: .randomDevice,
+                    peerAddress: Self.address(peer), interval: configuration.connectionInterval,
+                    supervisionTimeout: configuration.supervisionTimeout)
+                record(HCIEvent.le(.connectionComplete(complete)).h4Packet, .controllerToHost, device: device, at: time, in: &current)
             }
-            files = current
+        case .disconnected:
+            if let connection = event.connection { current.links[connection] = nil }
+        case .att:
+            guard let connection = event.connection, let endpoints = current.links[connection],
+                  let pdu = event.pdu, let direction = event.direction else { break }
+            let frame = L2CAPBFrame(channelID: L2CAPBFrame.attCID, payload: pdu)
+            let packet = ACLPacket(handle: Self.handle(connection), boundary: .firstFlushable, data: frame.encoded).h4Packet
+            let (sender, receiver) = direction == .centralToPeripheral
+                ? (endpoints.central, endpoints.peripheral) : (endpoints.peripheral, endpoints.central)
+            record(packet, .hostToController, device: sender, at: time, in: &current)
+            record(packet, .controllerToHost, device: receiver, at: time, in: &current)
+        default:
+            break
         }
     }
 

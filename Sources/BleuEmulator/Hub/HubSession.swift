@@ -146,12 +146,6 @@ package final class HubSession: Sendable {
     /// Whether the client's hello was accepted.
     package var isGreeted: Bool { state.withLock { $0.greeted } }
 
-    /// Drops the client for what its transport saw (it stopped reading, it never said hello):
-    /// one log line, then the client leaves as if its connection had closed.
-    package func drop(because reason: String) {
-        drop(reason)
-    }
-
     private func greet(_ hello: (version: UInt16, token: String?)) throws(PacketDecodingError) {
         guard hello.version == HubProtocol.version else {
             return refuse("protocol version \(hello.version); this hub speaks version \(HubProtocol.version)")
@@ -170,8 +164,9 @@ package final class HubSession: Sendable {
         closeTransport()
     }
 
-    /// Drops a client that broke the protocol.
-    private func drop(_ reason: String) {
+    /// Drops a client that broke the protocol, or whose transport saw it misbehave (it stopped
+    /// reading, it never said hello): one log line, then it leaves as if its connection closed.
+    package func drop(_ reason: String) {
         guard !isEnded else { return }
         log("hub: dropped \(name): \(reason)")
         end()
