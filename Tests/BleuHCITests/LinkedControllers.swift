@@ -16,6 +16,16 @@ actor LinkedControllers {
 
     static let handle: UInt16 = 0x0040
 
+    /// The hosts' configuration on these controllers. They answer every command in memory, so a
+    /// wall-clock command timeout can only fire when the test process's scheduler starves the
+    /// controller's task: seen at the default 5 s under ThreadSanitizer on 2 cores, with every
+    /// test of the run sharing them. A bound this long still ends a hang before the CI watchdog.
+    static let hostConfiguration = HCIHost.Configuration(commandTimeout: patience)
+
+    /// How long these tests wait on the wall clock for what the controllers do at once
+    /// (commands, connections): a starved scheduler's delay, not the controllers' speed.
+    static let patience: Duration = .seconds(120)
+
     let hostA: InMemoryHCITransport
     let hostB: InMemoryHCITransport
     private let ends: [InMemoryHCITransport]

@@ -24,11 +24,11 @@ struct PairedRadios {
         await air.run()
         let centralBonds = InMemoryBondStore()
         let peripheralBonds = InMemoryBondStore()
-        let centralRadio = HCIRadio(host: HCIHost(transport: air.hostA, clock: clock),
+        let centralRadio = HCIRadio(host: HCIHost(transport: air.hostA, clock: clock, configuration: LinkedControllers.hostConfiguration),
                                     configuration: HCIRadioConfiguration(security: central,
                                                                          pairsOnInsufficientSecurity: pairsOnInsufficientSecurity),
                                     clock: clock, bonds: centralBondStore ?? centralBonds)
-        let peripheralRadio = HCIRadio(host: HCIHost(transport: air.hostB, clock: clock),
+        let peripheralRadio = HCIRadio(host: HCIHost(transport: air.hostB, clock: clock, configuration: LinkedControllers.hostConfiguration),
                                        configuration: HCIRadioConfiguration(security: peripheral, privateAddressInterval: peripheralPrivacy),
                                        clock: clock,
                                        bonds: peripheralBonds)
@@ -44,7 +44,7 @@ struct PairedRadios {
     func connect() async throws -> (peripheral: UUID, central: UUID) {
         let peripheralAddress = await air.address(.b)
         let id = await centralRadio.identify(peripheralAddress, type: .randomDevice)
-        try await central.connect(id, timeout: .seconds(5))
+        try await central.connect(id, timeout: LinkedControllers.patience)
         let centralID = await peripheralRadio.identify(await air.address(.a), type: .randomDevice)
         await eventually { await peripheralRadio.isConnected(centralID) }
         return (id, centralID)

@@ -45,7 +45,7 @@ struct RadioPrivacyTests {
         // The central knows the new address as the peer it bonded with, and encrypts from the bond.
         #expect(await radios.centralRadio.identify(third, type: .randomDevice) == peer)
         let pairingRequests = await radios.smpCodes().count { $0 == 0x01 }
-        try await radios.central.connect(peer, timeout: .seconds(5))
+        try await radios.central.connect(peer, timeout: LinkedControllers.patience)
         try await radios.central.pair(peer)
         #expect(await radios.central.securityLevel(of: peer) == .encrypted)
         #expect(await radios.smpCodes().count { $0 == 0x01 } == pairingRequests, "encrypted from the bond, no new pairing")
@@ -56,7 +56,7 @@ struct RadioPrivacyTests {
     func needsIdentity() async throws {
         let air = LinkedControllers()
         await air.run()
-        let radio = HCIRadio(host: HCIHost(transport: air.hostA), configuration: HCIRadioConfiguration(privateAddressInterval: .seconds(900)))
+        let radio = HCIRadio(host: HCIHost(transport: air.hostA, configuration: LinkedControllers.hostConfiguration), configuration: HCIRadioConfiguration(privateAddressInterval: .seconds(900)))
         await #expect { try await radio.start() } throws: { error in
             guard case .invalidState(.invalidConfiguration(let setting, _))? = error as? BleuError else { return false }
             return setting == "privateAddressInterval"
