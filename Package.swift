@@ -57,13 +57,14 @@ let package = Package(
         .target(
             name: "BleuEmulatorHub",
             dependencies: [
-                "BleuEmulator", "BleuCore",
+                "BleuEmulator", "BleuCore", "BleuHCI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "BleuEmulatorHubTests",
-                    dependencies: ["BleuEmulatorHub", "BleuEmulator", "BleuCore", "ProcessSupport", "Bleu", "BleuTesting", "BleuGATT"]),
+                    dependencies: ["BleuEmulatorHub", "BleuEmulator", "BleuCore", "ProcessSupport", "Bleu", "BleuTesting", "BleuGATT",
+                                   "BleuHCI"]),
         // The peripheral half of BleuEmulatorHubTests' cross-process tests, run as a child
         // process: joins a hub and hosts the example actors and a typed sensor. Not a product.
         .executableTarget(name: "bleu-hub-peer", dependencies: ["Bleu", "BleuTesting", "BleuGATT", "BleuEmulator", "BleuEmulatorHub", "BleuCore"],

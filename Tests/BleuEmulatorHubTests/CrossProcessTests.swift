@@ -3,6 +3,7 @@ import BleuCore
 import BleuEmulator
 import BleuEmulatorHub
 import BleuGATT
+import BleuHCI
 import BleuTesting
 import Foundation
 import ProcessSupport
@@ -21,13 +22,15 @@ struct CrossProcessTests {
     /// this process on the same hub.
     struct Session {
         let hub: EmulatorHubServer
+        let hubBus: EmulatorBus
         let peer: ChildProcess
         let bus: EmulatorBus
         let path: String
 
         static func start(_ name: String) async throws -> Session {
             let path = HubSocketTests.socketPath(name)
-            let hub = EmulatorHubServer(bus: EmulatorBus(configuration: .default))
+            let hubBus = EmulatorBus(configuration: .default)
+            let hub = EmulatorHubServer(bus: hubBus)
             try await hub.start(at: [.unix(path: path)])
             let peer = try ToolProcess.start(["unix:\(path)"], tool: "bleu-hub-peer")
             let ready = try await peer.nextLine()
@@ -35,7 +38,7 @@ struct CrossProcessTests {
                 peer.terminate()
                 throw BleuError.invalidState(.hubConnectionLost(reason: "the peer did not start: \(ready ?? "no output")"))
             }
-            return Session(hub: hub, peer: peer, bus: try await EmulatorBus(connectingTo: "unix:\(path)"), path: path)
+            return Session(hub: hub, hubBus: hubBus, peer: peer, bus: try await EmulatorBus(connectingTo: "unix:\(path)"), path: path)
         }
 
         func stop() async {
@@ -105,6 +108,44 @@ struct CrossProcessTests {
             if beats.count == 50 { break }
         }
         #expect(beats == Array(60..<110))
+        await session.stop()
+    }
+
+    @Test("our BleuHCI host on a hub's virtual controller against the peer process: an actor call, typed reads, 50 typed notifications in order")
+    func hciHostOnAController() async throws {
+        let session = try await Session.start("hci")
+        let controllers = VirtualControllerServer(bus: session.hubBus)
+        let bound = try await controllers.start(at: [.tcp(host: "127.0.0.1", port: 0)])
+        guard case .tcp(_, let port)? = bound.first else { throw BleuError.invalidState(.hubConnectionLost(reason: "no controller port")) }
+        let radio = HCIRadio(host: HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: port)))
+        try await radio.start()
+        let central = HCICentralManager(radio: radio)
+
+        let system = BLEActorSystem(centralManager: central)
+        let counter = try #require(try await system.discover(CounterActor.self, timeout: .seconds(10), count: 1).first)
+        #expect(try await counter.increment() == 1)
+
+        var found: UUID?
+        for try await advertisement in try await central.scan() where advertisement.localName == "Hub peer sensor" {
+            found = advertisement.peripheral
+            break
+        }
+        await central.stopScan()
+        let peer = try #require(found)
+        try await central.connect(peer, timeout: .seconds(10))
+        let client = GATTClient(central: central, peripheral: peer)
+        let heartRate = try await client.discover(HeartRateService.self)
+        #expect(try await heartRate.read(HeartRateService.bodySensorLocation) == .chest)
+        let battery = try await client.discover(BatteryService.self)
+        #expect(try await battery.read(BatteryService.level) == 87)
+        var beats: [UInt16] = []
+        for try await measurement in try await heartRate.subscribe(to: HeartRateService.measurement) {
+            beats.append(measurement.heartRate)
+            if beats.count == 50 { break }
+        }
+        #expect(beats == Array(60..<110))
+        await radio.stop()
+        await controllers.stop()
         await session.stop()
     }
 }

@@ -72,6 +72,36 @@ struct CommandLineToolTests {
         #expect(served.outputText.contains("stopped"))
     }
 
+    @Test("Bumble's host reads bleu serve through a hub's virtual controllers: bleu hub --hci twice, bleu serve --hci on one, bumble gatt_dump on the other")
+    func bumbleThroughHubControllers() async throws {
+        let python = try #require(BumbleLink.python)
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-hci-\(UUID().uuidString.prefix(8)).sock").path
+        let hub = try ToolProcess.start(["hub", "unix:\(socket)", "--hci", "tcp:127.0.0.1:0", "--hci", "tcp:127.0.0.1:0"])
+        defer {
+            hub.terminate()
+            try? FileManager.default.removeItem(atPath: socket)
+        }
+        let listening = try await hub.nextLine() ?? ""
+        let ports = listening.split(separator: "controllers on ").last.map {
+            $0.matches(of: /tcp:127\.0\.0\.1:(\d+)/).compactMap { Int($0.1) }
+        } ?? []
+        try #require(ports.count == 2, "\(listening)")
+
+        let server = try ToolProcess.start(["serve", "--hci", "tcp:127.0.0.1:\(ports[0])"])
+        defer { server.terminate() }
+        let ready = try await server.nextLine() ?? ""
+        let address = try #require(ready.firstMatch(of: /as ([0-9A-F:]{17})/).map { String($0.1) }, "\(ready)")
+
+        let dump = try await ChildProcess.run(python, arguments: ["-m", "bumble.apps.gatt_dump", "tcp-client:127.0.0.1:\(ports[1])", address],
+                                              limit: .seconds(40))
+        #expect(dump.status == 0, "\(dump.errorText)")
+        // The GAP service with the name bleu serve gives its host, then the demo's two actor services.
+        for expected in ["Generic Access", "Device Name", "Client Characteristic Configuration"] {
+            #expect(dump.outputText.contains(expected), "missing \(expected) in:\n\(dump.outputText)")
+        }
+        #expect(dump.outputText.components(separatedBy: "Primary Service").count - 1 >= 3, "\(dump.outputText)")
+    }
+
     /// A fresh folder for one test's bond file and identity.
     static func bondFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bleu-bonds-\(UUID().uuidString)")

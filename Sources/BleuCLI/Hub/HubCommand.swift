@@ -33,6 +33,9 @@ struct HubCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the medium's link trace to FILE as it happens, and each device's connections as a btsnoop capture beside it (FILE.<address>.btsnoop, for Wireshark).", valueName: "file"))
     var trace: String?
 
+    @Option(name: .customLong("hci"), help: ArgumentHelp("Also serve a virtual HCI controller on this medium as H4 over loopback TCP, for any HCI host (BleuHCI's, Bumble's tcp-client:); repeatable; port 0 picks one.", valueName: "tcp:127.0.0.1:port"))
+    var controllers: [String] = []
+
     mutating func run() async throws {
         var configuration: EmulatorConfiguration
         switch preset {
@@ -51,6 +54,13 @@ struct HubCommand: AsyncParsableCommand {
             parsed.append(endpoint)
         }
         if parsed.isEmpty { parsed = [HubEndpoint.temporary()] }
+        var controllerEndpoints: [HubEndpoint] = []
+        for text in controllers {
+            guard let (host, port) = parseTCPEndpoint(text, allowingAnyPort: true), HubEndpoint.tcp(host: host, port: port).isLocal else {
+                throw ValidationError("'\(text)' is not a controller endpoint; use tcp:127.0.0.1:PORT (port 0 picks one)")
+            }
+            controllerEndpoints.append(.tcp(host: host, port: port))
+        }
         let bus = EmulatorBus(configuration: configuration)
         let writer = try trace.map { try HubTraceWriter(path: $0, configuration: bus.configuration) }
         if let writer { try bus.traceEvents { writer.take($0) } }
@@ -58,11 +68,17 @@ struct HubCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         })
         let bound = try await hub.start(at: parsed, allowingRemoteClients: allowRemote)
+        let virtualControllers = VirtualControllerServer(bus: bus, log: { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        })
+        let controllersBound = try await virtualControllers.start(at: controllerEndpoints)
         // Written at once (not through stdio's buffer): a parent process waits for this line.
         let tracing = trace.map { ", tracing to \($0)" } ?? ""
-        let line = "hub listening on \(bound.map(\.description).joined(separator: ", ")) (preset \(preset), seed \(bus.seed)\(tracing))\n"
+        let hci = controllersBound.isEmpty ? "" : ", controllers on \(controllersBound.map(\.description).joined(separator: ", "))"
+        let line = "hub listening on \(bound.map(\.description).joined(separator: ", "))\(hci) (preset \(preset), seed \(bus.seed)\(tracing))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
         await ServeCommand.waitForEnd(seconds: nil)
+        await virtualControllers.stop()
         await hub.stop()
         writer?.close()
         for case .unix(let path) in bound { try? FileManager.default.removeItem(atPath: path) }

@@ -51,6 +51,11 @@ extension Engine {
         for key in centrals.keys.sorted() where centrals[key]?.pending[peripheral] != nil {
             tryEstablish(central: key, peripheral: peripheral)
         }
+        // An HCI host's LE Create Connection waiting for this address.
+        guard let address = peripherals[peripheral]?.address else { return }
+        for key in centrals.keys.sorted() where centrals[key]?.awaitedAddress == address {
+            connect(central: key, toAddress: address)
+        }
     }
 
     /// The first connection event: the link exists and the MTU exchange starts; the waiters
@@ -69,6 +74,7 @@ extension Engine {
             for waiter in pending.waiters {
                 fail(waiter, BleuError.connectionFailed(peripheralID, reason: .link(.failedToEstablish)))
             }
+            centralNode.external?.deliver(.connectionFailed(peer: peripheralNode.address, status: 0x3E))
             return
         }
         let id = links.allocate()
@@ -86,7 +92,9 @@ extension Engine {
         record(.connected, link: id, "\(centralID) → \(peripheralID)",
                endpoints: LinkTraceEvent.Endpoints(central: centralNode.address, peripheral: peripheralNode.address))
         peripheralNode.hub.yield(.centralConnected(centralID))
-        enqueue(ClientOperation(id: newOperationID(), kind: .exchangeMTU), on: id)
+        externalLinkEstablished(id)
+        // An emulated central exchanges the MTU first, as CoreBluetooth does; an HCI host does what it does.
+        if centralNode.external == nil { enqueue(ClientOperation(id: newOperationID(), kind: .exchangeMTU), on: id) }
     }
 
     /// The MTU exchange completed: the central learns it is connected.
@@ -176,7 +184,12 @@ extension Engine {
     /// Ends a link on both sides with the reason each sees: operations fail, streams end,
     /// subscriptions end, both managers report it.
     mutating func tearDown(_ linkID: LinkID, centralReason: DisconnectReason, peripheralReason: DisconnectReason) {
-        guard let link = links.removeValue(forKey: linkID) else { return }
+        guard let link = links[linkID] else { return }
+        for role in [ExternalRole.central, .peripheral] {
+            let reason = role == .central ? centralReason : peripheralReason
+            externalHost(of: linkID, role)?.deliver(.disconnected(link: linkID.rawValue, reason: reason.hciCode))
+        }
+        links.removeValue(forKey: linkID)
         centrals[link.central]?.links.removeValue(forKey: link.peripheral)
         centrals[link.central]?.radio.removeConnection(linkID.rawValue)
         peripherals[link.peripheral]?.links.removeValue(forKey: link.central)

@@ -82,13 +82,20 @@ extension Engine {
     /// gets it; an indication is confirmed.
     mutating func valueReceived(_ value: Data, handle: UInt16, indication: Bool, on linkID: LinkID) {
         guard let link = links[linkID] else { return }
-        links[linkID]?.inFlight[handle] = max(0, (link.inFlight[handle] ?? 1) - 1)
         for stream in link.valueStreams[handle] ?? [] { push(.data(value), to: stream) }
         if indication {
             send(LinkPacket(direction: .centralToPeripheral, payload: .att(.handleValueConfirmation)), on: linkID)
-        } else {
-            releaseQueuedValues(1, on: linkID)
         }
+        valueArrived(handle: handle, indication: indication, on: linkID)
+    }
+
+    /// A value reached the central (an emulated one, or an HCI host): it no longer counts in
+    /// flight; a notification leaves the peripheral's queue now, an indication when its
+    /// confirmation comes back.
+    mutating func valueArrived(handle: UInt16, indication: Bool, on linkID: LinkID) {
+        guard let link = links[linkID] else { return }
+        links[linkID]?.inFlight[handle] = max(0, (link.inFlight[handle] ?? 1) - 1)
+        if !indication { releaseQueuedValues(1, on: linkID) }
         pumpOutbox(linkID)
     }
 

@@ -32,7 +32,7 @@ extension Engine {
         let id = numbers.nextProcedure()
         peripherals[key]?.advertising = AdvertisingState(id: id, advertisement: advertisement, scanResponse: scanResponse,
                                                          connectable: connectable, heard: heard, length: encoded.count,
-                                                         since: now)
+                                                         since: now, bytes: Array(encoded), scanResponseBytes: Array(response ?? Data()))
         advertisingChanged(peripheral: key)
         tryEstablishAll(peripheral: key)
     }
@@ -66,7 +66,7 @@ extension Engine {
         return advertising.since + configuration.advertisingInterval * Int(index) + .microseconds(delay)
     }
 
-    private func advertisingIndex(of key: PeripheralKey, atOrAfter time: Duration) -> Int64 {
+    func advertisingIndex(of key: PeripheralKey, atOrAfter time: Duration) -> Int64 {
         guard let advertising = peripherals[key]?.advertising else { return 0 }
         let elapsed = (time - advertising.since).nanoseconds
         var index = max(0, elapsed / configuration.advertisingInterval.nanoseconds - 1)
@@ -115,12 +115,17 @@ extension Engine {
     /// advertises and is in range, the scan's filters match, and (without duplicates) it was
     /// not reported in this scan yet.
     mutating func hear(central key: CentralKey, peripheral: PeripheralKey) {
-        guard let node = centrals[key], node.state == .poweredOn, let scan = node.scan, let stream = scan.stream,
+        guard let node = centrals[key], node.state == .poweredOn, let scan = node.scan,
               let peripheralNode = peripherals[peripheral], peripheralNode.state == .poweredOn,
+              node.external == nil || peripheralNode.address != node.address,
               let advertising = peripheralNode.advertising,
               configuration.rssi.isInRange(peripheralNode.distance),
               scan.options.matches(advertising.heard),
               scan.options.allowDuplicates || !scan.reported.contains(peripheral) else { return }
+        if let host = node.external {
+            return hearExternally(host, central: key, peripheral: peripheral, advertising: advertising, active: scan.active)
+        }
+        guard let stream = scan.stream else { return }
         let id = identifier(of: peripheralNode.address, seenBy: node.address)
         guard hasRoom(stream) else {
             if !isRealistic, !scan.backlog.contains(peripheral) { centrals[key]?.scan?.backlog.append(peripheral) }

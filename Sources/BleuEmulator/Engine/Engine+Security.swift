@@ -23,6 +23,11 @@ extension Engine {
     /// arrive meanwhile wait behind the one that triggered it.
     mutating func startSecurity(on linkID: LinkID, required: SecurityLevel, resumption: PairingResumption) {
         guard let link = links[linkID], let central = centrals[link.central], let peripheral = peripherals[link.peripheral] else { return }
+        if central.external != nil || peripheral.external != nil {
+            // The emulator's pairing is not byte-level: it cannot pair with an HCI host's SMP.
+            record(.security, link: linkID, "pairing with an HCI host is not supported: Pairing Not Supported")
+            return failResumptions([resumption], reason: .pairingNotSupported, on: linkID)
+        }
         if links[linkID]?.pairing != nil {
             links[linkID]?.pairing?.resumptions.append(resumption)
             return
@@ -172,7 +177,12 @@ extension Engine {
         guard let pairing = links[linkID]?.pairing else { return }
         links[linkID]?.pairing = nil
         record(.security, link: linkID, "pairing failed: \(reason)")
-        for resumption in pairing.resumptions {
+        failResumptions(pairing.resumptions, reason: reason, on: linkID)
+    }
+
+    /// What waited for a pairing that failed fails with its reason.
+    private mutating func failResumptions(_ resumptions: [PairingResumption], reason: SMPReason, on linkID: LinkID) {
+        for resumption in resumptions {
             switch resumption {
             case .attRequest:
                 finishHead(on: linkID, .failure(BleuError.pairingFailed(.smp(reason))))

@@ -7,6 +7,21 @@ import Foundation
 /// state; the engine carries its answers over the link, hands reads and writes of
 /// application values to the application, and injects the configured ATT faults.
 extension Engine {
+    /// An ATT PDU's bytes from an HCI host's client: decoded, or answered as the shared server
+    /// answers bytes that do not decode (Invalid PDU for a request; nothing for a command).
+    mutating func serverReceive(bytes: [UInt8], on linkID: LinkID) {
+        do {
+            serverReceive(try ATTPDU(decoding: bytes), on: linkID)
+        } catch {
+            guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
+            var connection = link.server.connection
+            record(.fault, link: linkID, "an ATT PDU from an HCI host that does not decode (\(error))")
+            if case .respond(let response) = ATTServer.handle(bytes, database: node.database, connection: &connection) {
+                answer(response, on: linkID)
+            }
+        }
+    }
+
     mutating func serverReceive(_ pdu: ATTPDU, on linkID: LinkID) {
         guard let link = links[linkID], let node = peripherals[link.peripheral] else { return }
         if case .handleValueConfirmation = pdu { return indicationConfirmed(on: linkID) }

@@ -47,6 +47,17 @@ extension Engine {
     mutating func deliver(_ packet: LinkPacket, on linkID: LinkID, airStart: Duration?) {
         guard let link = links[linkID], link.lostAt == nil else { return }
         recordDelivery(packet, on: linkID, airStart: airStart)
+        let sender: ExternalRole = packet.direction == .centralToPeripheral ? .central : .peripheral
+        let receiver: ExternalRole = sender == .central ? .peripheral : .central
+        if case .l2cap(_, _, let receipt?) = packet.payload {
+            externalHost(of: linkID, sender)?.deliver(.sent(link: linkID.rawValue, receipt: receipt))
+        }
+        if case .encryption(let step) = packet.payload, link.externalEncryption != nil {
+            return externalEncryptionReceived(step, direction: packet.direction, on: linkID)
+        }
+        if let host = externalHost(of: linkID, receiver) {
+            return deliverExternally(packet, to: host, on: linkID)
+        }
         switch packet.payload {
         case .att(let pdu):
             if packet.direction == .centralToPeripheral {
@@ -62,6 +73,8 @@ extension Engine {
             signalReceived(signal, direction: packet.direction, on: linkID)
         case .kframe(let channel, let length, let sdu):
             kframeReceived(channel: channel, length: length, sdu: sdu, direction: packet.direction)
+        case .l2cap(let channel, let payload, _):
+            emulatedEndReceived(channel: channel, payload: payload, direction: packet.direction, on: linkID)
         case .terminate(let code):
             terminationReceived(code, direction: packet.direction, on: linkID)
         }
@@ -86,6 +99,14 @@ extension Engine {
         case .kframe(let channel, let length, let sdu):
             record(.l2capData, link: link, direction: direction, airStart: airStart, handle: UInt16(truncatingIfNeeded: channel.rawValue),
                    length: length, sdu == nil ? "K-frame" : "K-frame (end of SDU)")
+        case .l2cap(let channel, let payload, _):
+            if channel == FixedL2CAPChannel.att {
+                record(.att, link: link, direction: direction, airStart: airStart, opcode: payload.first,
+                       length: payload.count, "ATT PDU of an HCI host", pdu: payload)
+            } else {
+                record(.l2capData, link: link, direction: direction, airStart: airStart, handle: channel, length: payload.count,
+                       "L2CAP PDU of an HCI host on channel 0x\(String(channel, radix: 16))")
+            }
         case .terminate(let code):
             record(.linkControl, link: link, direction: direction, airStart: airStart, opcode: 0x02, length: 2,
                    "LL_TERMINATE_IND \(DisconnectReason(hciCode: code))")

@@ -38,6 +38,10 @@ struct Link {
     var writeReadyPending = false
     var pairing: PairingProcedure?
     var nextSignalIdentifier: UInt8 = 1
+    /// An encryption start between external hosts, under way.
+    var externalEncryption: ExternalEncryption?
+    /// External ends whose host left the air (it hears nothing more of the link).
+    var externalGone: Set<ExternalRole> = []
 }
 
 struct OutgoingValue {

@@ -11,6 +11,9 @@ struct LinkPacket: Sendable {
         case signaling(ChannelSignal)
         /// A K-frame of `length` bytes on a channel; the last one of an SDU carries the SDU.
         case kframe(channel: ChannelID, length: Int, sdu: Data?)
+        /// An L2CAP PDU of an external device's host: its channel and information payload, and
+        /// for the sender's controller the receipt that reports it left the air.
+        case l2cap(channel: UInt16, payload: [UInt8], receipt: UInt64?)
         /// LL_TERMINATE_IND with the HCI reason code.
         case terminate(UInt8)
         /// One PDU of the LL encryption start procedure.
@@ -28,6 +31,7 @@ struct LinkPacket: Sendable {
         case .smp(let message): 4 + message.length
         case .signaling(let signal): 4 + signal.length
         case .kframe(_, let length, _): 4 + length
+        case .l2cap(_, let payload, _): 4 + payload.count
         case .terminate: 2
         case .encryption(let step): step.length
         }

@@ -15,7 +15,8 @@ protocol ManagedNode {
 /// A central device on the bus and its state; survives its manager when restorable.
 struct CentralNode: ManagedNode {
     let key: CentralKey
-    let address: UInt64
+    /// Its 48-bit address; an external device's host may change it (LE Set Random Address).
+    var address: UInt64
     let restoreIdentifier: String?
     var generation = 0
     var attached = true
@@ -33,6 +34,10 @@ struct CentralNode: ManagedNode {
     var radio = RadioSchedule()
     var passkeyHandler: PasskeyHandler?
     var restoration: CentralRestoration?
+    /// The host of an external device (an HCI host on a virtual controller).
+    var external: ExternalHost?
+    /// An external device's LE Create Connection waiting for this address to advertise.
+    var awaitedAddress: UInt64?
 }
 
 struct PendingConnection {
@@ -50,12 +55,15 @@ struct BusScan {
     var reported: Set<PeripheralKey> = []
     /// Peripherals heard while the stream was full (instant timing), reported when it has room.
     var backlog: Deque<PeripheralKey> = []
+    /// An external scanner's active scanning: it also hears scan responses.
+    var active = true
 }
 
 /// A peripheral device on the bus and its state.
 struct PeripheralNode: ManagedNode {
     let key: PeripheralKey
-    let address: UInt64
+    /// Its 48-bit address; an external device's host may change it (LE Set Random Address).
+    var address: UInt64
     let restoreIdentifier: String?
     var generation = 0
     var attached = true
@@ -74,6 +82,8 @@ struct PeripheralNode: ManagedNode {
     var requests: [UInt64: LinkID] = [:]
     var psms: [UInt16: Bool] = [:]
     var restoration: PeripheralRestoration?
+    /// The host of an external device (an HCI host on a virtual controller).
+    var external: ExternalHost?
 }
 
 struct AdvertisingState {
@@ -87,4 +97,8 @@ struct AdvertisingState {
     /// The advertising data's length on air.
     var length: Int
     var since: Duration
+    /// The advertising data's bytes on air, as external scanners get them.
+    var bytes: [UInt8] = []
+    /// The scan response's bytes on air (empty: none).
+    var scanResponseBytes: [UInt8] = []
 }

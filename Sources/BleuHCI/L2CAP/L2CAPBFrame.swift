@@ -4,11 +4,11 @@ import BleuCore
 /// identifier and the payload.
 public struct L2CAPBFrame: Hashable, Sendable {
     /// The fixed channel of the Attribute Protocol.
-    public static let attCID: UInt16 = 0x0004
+    public static let attCID = FixedL2CAPChannel.att
     /// The fixed LE signalling channel.
-    public static let leSignalingCID: UInt16 = 0x0005
-    /// The fixed Security Manager channel (reserved for a later issue).
-    public static let smpCID: UInt16 = 0x0006
+    public static let leSignalingCID = FixedL2CAPChannel.leSignaling
+    /// The fixed Security Manager channel.
+    public static let smpCID = FixedL2CAPChannel.smp
     /// The first dynamically allocated LE channel.
     public static let firstDynamicCID: UInt16 = 0x0040
 
