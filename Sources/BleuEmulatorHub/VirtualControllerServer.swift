@@ -8,7 +8,8 @@ import NIOPosix
 /// Virtual HCI controllers on a bus's air, each served as H4 over a loopback TCP port
 /// (`bleu hub --hci tcp:127.0.0.1:PORT`): any HCI host that speaks H4 over TCP — BleuHCI's
 /// `NIOHCITransport`, Bumble's `tcp-client:` transport — connects to one and drives a device
-/// on the same air as the hub's clients (see ``VirtualController``).
+/// on the same air as the hub's clients (Docs/EmulatorLinkModel.md lists what the controller
+/// implements).
 ///
 /// One host at a time per port, as one host owns a controller: a second is refused with a log
 /// line. Each host gets the device the port names, with the same address each time; when its
@@ -25,6 +26,7 @@ public final class VirtualControllerServer: Sendable {
     /// - Parameters:
     ///   - bus: the air the controllers' devices are on (a bus of this process).
     ///   - log: gets a line for each host that connects, leaves, is refused or breaks H4.
+    ///   - group: the event loops that run the sockets.
     public init(bus: EmulatorBus, log: @escaping @Sendable (String) -> Void = { _ in },
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.bus = bus

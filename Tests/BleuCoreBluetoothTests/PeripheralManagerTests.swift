@@ -86,7 +86,7 @@ struct PeripheralManagerTests {
         try await rig.central.connect(id)
         let found = try await rig.central.discoverServices(nil, on: id)
         #expect(found.map(\.uuid) == [SampleUUID.service])
-        let characteristics = try await rig.central.discoverCharacteristics(nil, for: found[0])
+        let characteristics = try await rig.central.discoverCharacteristics(nil, for: try #require(found.first))
         #expect(characteristics.map(\.properties) == ServiceDefinition.sample.characteristics.map(\.properties))
 
         try await rig.peripheral.remove(service)

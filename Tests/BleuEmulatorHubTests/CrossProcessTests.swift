@@ -88,43 +88,12 @@ struct CrossProcessTests {
     @Test("typed GATT across processes: a typed central reads and subscribes to a typed heart-rate sensor in another process")
     func typedGATT() async throws {
         let session = try await Session.start("gatt")
-        let central = EmulatedCentralManager(bus: session.bus)
-        var found: UUID?
-        for try await advertisement in try await central.scan() where advertisement.localName == "Hub peer sensor" {
-            found = advertisement.peripheral
-            break
-        }
-        await central.stopScan()
-        let peer = try #require(found)
-        try await central.connect(peer)
-        let client = GATTClient(central: central, peripheral: peer)
-        let heartRate = try await client.discover(HeartRateService.self)
-        #expect(try await heartRate.read(HeartRateService.bodySensorLocation) == .chest)
-        let battery = try await client.discover(BatteryService.self)
-        #expect(try await battery.read(BatteryService.level) == 87)
-        var beats: [UInt16] = []
-        for try await measurement in try await heartRate.subscribe(to: HeartRateService.measurement) {
-            beats.append(measurement.heartRate)
-            if beats.count == 50 { break }
-        }
-        #expect(beats == Array(60..<110))
+        try await Self.readPeerSensor(with: EmulatedCentralManager(bus: session.bus))
         await session.stop()
     }
 
-    @Test("our BleuHCI host on a hub's virtual controller against the peer process: an actor call, typed reads, 50 typed notifications in order")
-    func hciHostOnAController() async throws {
-        let session = try await Session.start("hci")
-        let controllers = VirtualControllerServer(bus: session.hubBus)
-        let bound = try await controllers.start(at: [.tcp(host: "127.0.0.1", port: 0)])
-        guard case .tcp(_, let port)? = bound.first else { throw BleuError.invalidState(.hubConnectionLost(reason: "no controller port")) }
-        let radio = HCIRadio(host: HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: port)))
-        try await radio.start()
-        let central = HCICentralManager(radio: radio)
-
-        let system = BLEActorSystem(centralManager: central)
-        let counter = try #require(try await system.discover(CounterActor.self, timeout: .seconds(10), count: 1).first)
-        #expect(try await counter.increment() == 1)
-
+    /// Finds the peer's typed heart-rate sensor with `central`, reads it and takes its 50 measurements.
+    static func readPeerSensor(with central: some CentralManager) async throws {
         var found: UUID?
         for try await advertisement in try await central.scan() where advertisement.localName == "Hub peer sensor" {
             found = advertisement.peripheral
@@ -144,6 +113,23 @@ struct CrossProcessTests {
             if beats.count == 50 { break }
         }
         #expect(beats == Array(60..<110))
+    }
+
+    @Test("our BleuHCI host on a hub's virtual controller against the peer process: an actor call, typed reads, 50 typed notifications in order")
+    func hciHostOnAController() async throws {
+        let session = try await Session.start("hci")
+        let controllers = VirtualControllerServer(bus: session.hubBus)
+        let bound = try await controllers.start(at: [.tcp(host: "127.0.0.1", port: 0)])
+        guard case .tcp(_, let port)? = bound.first else { throw BleuError.invalidState(.hubConnectionLost(reason: "no controller port")) }
+        let radio = HCIRadio(host: HCIHost(transport: try await NIOHCITransport.connect(host: "127.0.0.1", port: port)))
+        try await radio.start()
+        let central = HCICentralManager(radio: radio)
+
+        let system = BLEActorSystem(centralManager: central)
+        let counter = try #require(try await system.discover(CounterActor.self, timeout: .seconds(10), count: 1).first)
+        #expect(try await counter.increment() == 1)
+
+        try await Self.readPeerSensor(with: central)
         await radio.stop()
         await controllers.stop()
         await session.stop()

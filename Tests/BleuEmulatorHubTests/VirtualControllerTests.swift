@@ -24,10 +24,17 @@ struct ControllerAir {
     /// A started BleuHCI radio on controller `index`.
     func radio(_ index: Int, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
                bonds: any BondStore = InMemoryBondStore()) async throws -> HCIRadio {
+        try await radioAndTransport(index, configuration: configuration, bonds: bonds).radio
+    }
+
+    /// A started BleuHCI radio on controller `index`, and its transport (closing it is a host
+    /// that goes away without a word).
+    func radioAndTransport(_ index: Int, configuration: HCIRadioConfiguration = HCIRadioConfiguration(),
+                           bonds: any BondStore = InMemoryBondStore()) async throws -> (radio: HCIRadio, transport: NIOHCITransport) {
         let transport = try await NIOHCITransport.connect(host: "127.0.0.1", port: ports[index])
         let radio = HCIRadio(host: HCIHost(transport: transport), configuration: configuration, bonds: bonds)
         try await radio.start()
-        return radio
+        return (radio, transport)
     }
 }
 
@@ -128,13 +135,13 @@ struct VirtualControllerTests {
         await air.server.stop()
     }
 
-    @Test("a host that leaves (its controller connection closes): its peer on the air sees the link end by supervision timeout")
+    @Test("a host that goes away without a word (its controller connection closes): its peer on the air sees the link end by supervision timeout")
     func hostLeaves() async throws {
         let air = try await ControllerAir.start(controllers: 1)
         let peripheral = EmulatedPeripheralManager(bus: air.bus)
         let events = peripheral.events()
         try await peripheral.startAdvertising(AdvertisingData(flags: .leGeneralDiscoverable, localName: "stays"))
-        let radio = try await air.radio(0)
+        let (radio, transport) = try await air.radioAndTransport(0)
         let central = HCICentralManager(radio: radio)
         var found: UUID?
         for try await advertisement in try await central.scan() where advertisement.localName == "stays" {
@@ -143,13 +150,15 @@ struct VirtualControllerTests {
         }
         await central.stopScan()
         try await central.connect(try #require(found), timeout: .seconds(10))
-        await radio.stop()
+        // Not radio.stop(), which disconnects first (Remote Device Terminated due to Power Off).
+        await transport.close()
         var reason: DisconnectReason?
         for await case .centralDisconnected(_, let why) in events {
             reason = why
             break
         }
         #expect(reason == .supervisionTimeout)
+        await radio.stop()
         await air.server.stop()
     }
 }

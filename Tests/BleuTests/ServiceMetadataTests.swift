@@ -77,7 +77,7 @@ struct ServiceMetadataTests {
                                                    ActorServiceLayout.replyCharacteristic])
         let found = try await pair.central.discover(SmartLight.self, timeout: .seconds(5), count: 1)
         #expect(found.map(\.id) == [light.id])
-        #expect(try await found[0].brightness() == 80)
+        #expect(try await #require(found.first).brightness() == 80)
     }
 
     @Test("metadata that cannot carry the protocol is refused when hosting, with a typed problem")

@@ -137,16 +137,7 @@ extension Engine {
         stopScan(central: key)
         let id = numbers.nextProcedure()
         centrals[key]?.scan = BusScan(id: id, options: ScanOptions(allowDuplicates: !filterDuplicates), stream: nil, active: active)
-        for peripheral in peripherals.keys.sorted() where peripherals[peripheral]?.advertising != nil {
-            if isRealistic {
-                let index = advertisingIndex(of: peripheral, atOrAfter: now + configuration.scanLatency)
-                schedule(.advertisingEvent(central: key, scan: id, peripheral: peripheral,
-                                           advertising: peripherals[peripheral]!.advertising!.id, index: index),
-                         at: advertisingTime(of: peripheral, index: index))
-            } else {
-                hear(central: key, peripheral: peripheral)
-            }
-        }
+        hearAdvertisers(central: key, scan: id)
     }
 
     /// An external scanner hears one advertising event: the advertising PDU, and when scanning

@@ -66,7 +66,7 @@ extension Engine {
         return advertising.since + configuration.advertisingInterval * Int(index) + .microseconds(delay)
     }
 
-    func advertisingIndex(of key: PeripheralKey, atOrAfter time: Duration) -> Int64 {
+    private func advertisingIndex(of key: PeripheralKey, atOrAfter time: Duration) -> Int64 {
         guard let advertising = peripherals[key]?.advertising else { return 0 }
         let elapsed = (time - advertising.since).nanoseconds
         var index = max(0, elapsed / configuration.advertisingInterval.nanoseconds - 1)
@@ -82,6 +82,13 @@ extension Engine {
         let stream = newStream(.scan(central: key), limit: configuration.scanBufferLimit, sink: sink)
         let id = numbers.nextProcedure()
         centrals[key]?.scan = BusScan(id: id, options: options, stream: stream)
+        hearAdvertisers(central: key, scan: id)
+        return stream
+    }
+
+    /// A scan that just started hears every peripheral advertising: at its next advertising
+    /// event after the scan latency (realistic timing), or at once.
+    mutating func hearAdvertisers(central key: CentralKey, scan id: UInt64) {
         for peripheral in peripherals.keys.sorted() where peripherals[peripheral]?.advertising != nil {
             if isRealistic {
                 let index = advertisingIndex(of: peripheral, atOrAfter: now + configuration.scanLatency)
@@ -92,7 +99,6 @@ extension Engine {
                 hear(central: key, peripheral: peripheral)
             }
         }
-        return stream
     }
 
     /// Stops the scan; its stream ends normally.
