@@ -53,7 +53,8 @@ let package = Package(
         ),
         .testTarget(name: "BleuEmulatorTests", dependencies: ["BleuEmulator", "BleuEmulatorHub", "BleuATT"]),
         // The emulator across processes: a hub serving a bus over Unix-domain and TCP sockets
-        // (SwiftNIO), and `EmulatorBus(connectingTo:)` for its clients.
+        // (SwiftNIO), `EmulatorBus(connectingTo:)` for its clients, and virtual HCI controllers
+        // on the hub's air (H4 over TCP, spoken with BleuHCI's codecs).
         .target(
             name: "BleuEmulatorHub",
             dependencies: [

@@ -65,6 +65,23 @@ struct VirtualControllerTests {
         await air.server.stop()
     }
 
+    @Test("on an instant medium the one report of a filtered scan comes right after Scan Enable's Command Complete, and the BleuHCI central takes it")
+    func reportRightAfterScanEnable() async throws {
+        let air = try await ControllerAir.start(controllers: 1, configuration: .instant)
+        let peripheral = EmulatedPeripheralManager(bus: air.bus)
+        try await peripheral.startAdvertising(AdvertisingData(flags: .leGeneralDiscoverable, localName: "at once"))
+        let radio = try await air.radio(0)
+        let central = HCICentralManager(radio: radio)
+        var heard: String?
+        for try await advertisement in try await central.scan(ScanOptions(allowDuplicates: false)) {
+            heard = advertisement.localName
+            break
+        }
+        #expect(heard == "at once")
+        await radio.stop()
+        await air.server.stop()
+    }
+
     @Test("a BleuHCI central calls an actor hosted on an emulated peripheral of the same air, and streams from it")
     func hciCentralEmulatedPeripheral() async throws {
         let air = try await ControllerAir.start(controllers: 1)

@@ -13,11 +13,19 @@ extension HCIRadio {
         await pipeline.attempt(RadioScanner.enable(false, extended: extended), completes: true, "stopping a scan")
         _ = try await host.execute(RadioScanner.parameters(configuration, ownAddressType: setup.ownAddressType,
                                                            extended: extended))
-        _ = try await host.execute(RadioScanner.enable(true, extended: extended))
+        // The scan takes reports before the enable's Command Complete is handled here: a
+        // controller may send one right after it, and the actor may run that event first.
         let pipeline = self.pipeline
-        return scanner.begin(options, responseWait: configuration.scanResponseWait, capacity: configuration.maxKnownPeers) {
+        let stream = scanner.begin(options, responseWait: configuration.scanResponseWait, capacity: configuration.maxKnownPeers) {
             id in pipeline.post(.scanConsumerEnded(id))
         }
+        do {
+            _ = try await host.execute(RadioScanner.enable(true, extended: extended))
+        } catch {
+            scanner.end(throwing: error)
+            throw error
+        }
+        return stream
     }
 
     /// Stops the running scan; its stream ends.
