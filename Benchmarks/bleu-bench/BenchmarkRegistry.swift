@@ -4,7 +4,7 @@ enum BenchmarkRegistry {
         LinkBenchmark(),
         WireBenchmark(), CodecBenchmark(),
         GATTBenchmark(),
-        RPCBenchmark(),
+        RPCBenchmark(), CallsBenchmark(),
         FleetBenchmark(),
         ActorsBenchmark(),
         HCIBenchmark(),

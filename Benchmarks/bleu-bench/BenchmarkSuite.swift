@@ -4,6 +4,8 @@ import Foundation
 struct BenchmarkOptions: Sendable {
     /// A short smoke run: fewer iterations, figures less stable.
     var quick: Bool
+    /// How many calls the `calls` suite makes.
+    var calls = 1000
 }
 
 /// One benchmark suite. Add a suite in its own file and list an instance in ``BenchmarkRegistry``.

@@ -1,9 +1,14 @@
 import ArgumentParser
+import BleuCore
 import Foundation
 
-/// `swift run -c release bleu-bench <suite> [--json] [--quick]`
+/// `swift run -c release bleu-bench <suite> [--json] [--quick] [--calls N]`
+///
+/// A synchronous entry point that waits for the suite on a semaphore, not an `async` main: an
+/// async main parks the main thread in `dispatch_main`'s `sigsuspend`, on which valgrind 3.19
+/// (callgrind included) faults before the program runs, so no suite could be profiled.
 @main
-struct BleuBench: AsyncParsableCommand {
+struct BleuBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bleu-bench",
         abstract: "Bleu's benchmark suites: each prints a table of figures, or one JSON object with --json.",
@@ -19,7 +24,26 @@ struct BleuBench: AsyncParsableCommand {
     @Flag(help: "A shorter run with fewer iterations, for smoke tests.")
     var quick = false
 
-    mutating func run() async throws {
+    @Option(help: "How many calls the calls suite makes (for callgrind: instructions per call from two counts).")
+    var calls = 1000
+
+    func run() throws {
+        let outcome = Locked<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached { [self] in
+            do {
+                try await runSuite()
+                outcome.withLock { $0 = .success(()) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }?.get()
+    }
+
+    private func runSuite() async throws {
         guard let selected = BenchmarkRegistry.suites.first(where: { $0.name == suite }) else {
             throw ValidationError("Unknown suite '\(suite)'. Suites: \(BenchmarkRegistry.suites.map(\.name).joined(separator: ", ")).")
         }
@@ -27,7 +51,7 @@ struct BleuBench: AsyncParsableCommand {
         FileHandle.standardError.write(Data("warning: a debug build; run with -c release for meaningful figures\n".utf8))
         #endif
         var report = BenchmarkReport(suite: selected.name)
-        try await selected.run(BenchmarkOptions(quick: quick), &report)
+        try await selected.run(BenchmarkOptions(quick: quick, calls: calls), &report)
         print(json ? report.jsonText() : report.tableText())
     }
 }

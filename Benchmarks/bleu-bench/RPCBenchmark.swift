@@ -92,13 +92,13 @@ struct RPCBenchmark: BenchmarkSuite {
         }
     }
 
-    private struct Pair {
+    struct Pair {
         let bus: EmulatorBus
         let systems: [BLEActorSystem]
         let actor: BenchActor
     }
 
-    private static func pair(_ emulator: EmulatorConfiguration, format: WireFormat = .compact) async throws -> Pair {
+    static func pair(_ emulator: EmulatorConfiguration, format: WireFormat = .compact) async throws -> Pair {
         let bus = EmulatorBus(configuration: emulator)
         var configuration = BLEActorSystem.Configuration(discoveryQuietPeriod: .milliseconds(50), wireFormat: format)
         configuration.logger.logLevel = .error
@@ -131,4 +131,19 @@ func bestRate(rounds: Int = 3, seconds: Double, _ body: () async throws -> Int) 
         best = max(best, Double(units) / elapsed)
     }
     return best
+}
+
+/// A fixed number of sequential no-argument calls on `.instant`, central and peripheral in this
+/// process: the workload for counting instructions per call with callgrind. Run it twice with
+/// different `--calls`; the difference of the totals over the difference of the counts is one
+/// call's cost, set-up excluded (Docs/Performance.md).
+struct CallsBenchmark: BenchmarkSuite {
+    let name = "calls"
+    let summary = "a fixed number (--calls) of no-argument actor calls on .instant, for callgrind"
+
+    func run(_ options: BenchmarkOptions, _ report: inout BenchmarkReport) async throws {
+        let pair = try await RPCBenchmark.pair(.instant)
+        for _ in 0..<options.calls { _ = try await pair.actor.reading() }
+        report.record("calls", Double(options.calls), unit: "calls", "no-argument calls made after set-up")
+    }
 }
