@@ -41,9 +41,12 @@ func emulatedPeripheralAddress(_ bus: EmulatorBus) -> UInt64 {
     bus.withEngine { engine in engine.peripherals.values.first { $0.external == nil }?.address ?? 0 }
 }
 
-/// Waits (a bounded number of scheduler turns) until `condition` holds.
+/// Waits (a bounded number of scheduler turns) until `condition` holds; returns as soon as it does.
 func settle(_ condition: () -> Bool) async {
-    for _ in 0..<100_000 where !condition() { await Task.yield() }
+    for _ in 0..<100_000 {
+        if condition() { return }
+        await Task.yield()
+    }
 }
 
 @Suite("External hosts on the air (the engine side of virtual HCI controllers)")
@@ -82,9 +85,11 @@ struct ExternalHostTests {
         try await peripheral.startAdvertising(AdvertisingData(localName: "timed"))
         let host = ExternalDevice(bus: bus)
         host.radio.connect(to: emulatedPeripheralAddress(bus))
-        while host.link == nil {
+        for _ in 0..<1_000 {
+            if host.link != nil { break }
             clock.advance(by: .milliseconds(5))
             await settle { host.link != nil || clock.sleeperCount > 0 }
+            await Task.yield()
         }
         let link = try #require(host.link)
         let before = host.received.count

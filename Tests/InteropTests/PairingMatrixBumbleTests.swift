@@ -285,7 +285,10 @@ struct PairingMatrixBumbleTests {
 /// Waits, yielding to other tasks, until `condition` holds (our side finishes key distribution a
 /// moment after Bumble reports the pairing): state polling, not a timed sleep.
 func settled(_ condition: () async -> Bool) async {
-    for _ in 0..<100_000 where !(await condition()) { await Task.yield() }
+    for _ in 0..<100_000 {
+        if await condition() { return }
+        await Task.yield()
+    }
 }
 
 /// Counts the passkeys our user was asked for.
