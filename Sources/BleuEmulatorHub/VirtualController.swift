@@ -31,7 +31,6 @@ final class VirtualController: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var radio: ExternalRadio?
 
-    private var ownAddressIsRandom = false
     private var advertisingType = LEAdvertisingType.connectableScannableUndirected
     private var advertisingData: [UInt8] = []
     private var scanResponseData: [UInt8] = []
@@ -152,7 +151,6 @@ final class VirtualController: @unchecked Sendable {
             complete(opcode, [0] + Self.le16(octets) + Self.le16(time) + Self.le16(octets) + Self.le16(time))
         case .leSetRandomAddress(let address):
             let accepted = radio.setAddress(Self.address(address))
-            if accepted { ownAddressIsRandom = true }
             complete(opcode, [accepted ? 0 : 0x0C])
         case .leSetAdvertisingParameters(let parameters):
             advertisingType = parameters.advertisingType
@@ -253,7 +251,6 @@ final class VirtualController: @unchecked Sendable {
     }
 
     private func resetState() {
-        ownAddressIsRandom = false
         advertisingType = .connectableScannableUndirected
         advertisingData = []
         scanResponseData = []
