@@ -4,7 +4,7 @@ enum BenchmarkRegistry {
         LinkBenchmark(),
         WireBenchmark(), CodecBenchmark(),
         GATTBenchmark(),
-        RPCBenchmark(), CallsBenchmark(),
+        RPCBenchmark(), CallsBenchmark(), EchoesBenchmark(),
         FleetBenchmark(),
         ActorsBenchmark(),
         HCIBenchmark(),

@@ -24,7 +24,7 @@ struct BleuBench: ParsableCommand {
     @Flag(help: "A shorter run with fewer iterations, for smoke tests.")
     var quick = false
 
-    @Option(help: "How many calls the calls suite makes (for callgrind: instructions per call from two counts).")
+    @Option(help: "How many calls (or echoes) the calls and echoes suites make (for callgrind: instructions per call from two counts).")
     var calls = 1000
 
     func run() throws {

@@ -117,27 +117,50 @@ enum LinkScenario {
 
     /// Write-without-response then notification echoes per second on `.instant`.
     static func echoRate(seconds: Double, bytes: Int = 1) async throws -> Double {
-        let (_, peripheral, published, central, remote) = try await connect(.instant)
-        let requests = peripheral.events()
-        let echo = Task {
-            for await event in requests {
-                guard case .writeRequests(let writes) = event else { continue }
-                _ = await peripheral.updateValue(writes.requests[0].value, for: published)
-            }
-        }
-        defer { echo.cancel() }
-        var replies = try await central.subscribe(to: remote).makeAsyncIterator()
+        let echo = try await Echo(bytes: bytes)
         let clock = ContinuousClock()
         let start = clock.now
         var rounds = 0
         while start.duration(to: clock.now).seconds < seconds {
-            for _ in 0..<100 {
+            try await echo.run(100)
+            rounds += 100
+        }
+        return Double(rounds) / start.duration(to: clock.now).seconds
+    }
+
+    /// A central writing a value without response on `.instant` and the peripheral notifying it
+    /// back: the baseline an actor call is measured against (one write and one notification).
+    final class Echo {
+        private let central: EmulatedCentralManager
+        private let remote: RemoteCharacteristic
+        private let bytes: Int
+        private let echoing: Task<Void, Never>
+        private var replies: AsyncThrowingStream<Data, any Error>.AsyncIterator
+        private var rounds = 0
+
+        init(bytes: Int) async throws {
+            let (_, peripheral, published, central, remote) = try await LinkScenario.connect(.instant)
+            let requests = peripheral.events()
+            echoing = Task {
+                for await event in requests {
+                    guard case .writeRequests(let writes) = event else { continue }
+                    _ = await peripheral.updateValue(writes.requests[0].value, for: published)
+                }
+            }
+            replies = try await central.subscribe(to: remote).makeAsyncIterator()
+            (self.central, self.remote, self.bytes) = (central, remote, bytes)
+        }
+
+        deinit { echoing.cancel() }
+
+        /// `count` echoes, one after the other.
+        func run(_ count: Int) async throws {
+            for _ in 0..<count {
                 try await central.write(Data(repeating: UInt8(rounds & 0xFF), count: bytes), to: remote, type: .withoutResponse)
-                _ = try await replies.next()
+                guard try await replies.next() != nil else { throw BleuError.disconnected(remote.peripheral, .supervisionTimeout) }
                 rounds += 1
             }
         }
-        return Double(rounds) / start.duration(to: clock.now).seconds
     }
 
     /// The baseline: two tasks bouncing a value over two `AsyncStream`s.

@@ -25,6 +25,8 @@ final class ClientChannel: StreamReceiver {
     private let state: Locked<State>
     private let receiver = Locked<Task<Void, Never>?>(nil)
     private let clock: ElapsedClock
+    /// The calls' timeouts, watched by one task rather than a timer task per call.
+    private let deadlines: Deadlines
     /// Control messages (credit grants, cancellations) waiting to go out, in order, on the lane
     /// the channel owns; see ``sendControl(_:)``.
     private let control: AsyncStream<Control>.Continuation
@@ -74,7 +76,9 @@ final class ClientChannel: StreamReceiver {
         self.manager = manager
         self.ready = ready
         self.limits = configuration
-        self.clock = ElapsedClock(configuration.clock)
+        let clock = ElapsedClock(configuration.clock)
+        self.clock = clock
+        self.deadlines = Deadlines(clock: clock)
         self.inFlight = AsyncSemaphore(configuration.maximumConcurrentCallsPerCentral)
         let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
@@ -125,8 +129,8 @@ final class ClientChannel: StreamReceiver {
 
     /// Calls a method and waits for its reply, at most `timeout`; a timeout error reports
     /// `budget`, the whole call's timeout (of which waiting for the link took the rest).
-    func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, budget: Duration, clock: any Clock<Duration>,
-              method name: @autoclosure () -> String) async throws -> Reply {
+    func call(_ definition: MethodDefinition, arguments: [[UInt8]], timeout: Duration, budget: Duration,
+              method name: @escaping @Sendable () -> String) async throws -> Reply {
         let admitted = state.withLock { state in
             guard state.admitted < limits.maximumPendingCallsPerActor else { return false }
             state.admitted += 1
@@ -165,19 +169,17 @@ final class ClientChannel: StreamReceiver {
                 : .define(id: id, method: method, definition: definition, arguments: arguments)
             return (id, request, method)
         }
-        let operation = BleuError.Operation.remoteCall(method: name())
-        let timer = Task { [weak self] in
-            guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            self?.finish(id, .failure(BleuError.timeout(operation, after: budget)))
+        let deadline = deadlines.add(at: clock.now() + timeout) { [weak self] in
+            self?.finish(id, .failure(BleuError.timeout(.remoteCall(method: name()), after: budget)))
         }
-        defer { timer.cancel() }
+        defer { deadlines.remove(deadline) }
         return try await withTaskCancellationHandler {
             do {
                 try await send(request.encoded())
             } catch {
                 finish(id, .failure(error))
             }
-            let reply = try await outcome(of: id, operation)
+            let reply = try await outcome(of: id) { .remoteCall(method: name()) }
             // The definition is known there once a call of it was answered by the method
             // itself (a refusal by the system may mean the definition never arrived).
             if case .define = request {
@@ -192,7 +194,7 @@ final class ClientChannel: StreamReceiver {
     }
 
     /// Waits for a call's outcome and forgets the call.
-    private func outcome(of id: UInt32, _ operation: BleuError.Operation) async throws -> Reply {
+    private func outcome(of id: UInt32, _ operation: () -> BleuError.Operation) async throws -> Reply {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
             let now: Result<Reply, any Error>? = state.withLock { state in
                 switch state.calls[id] {
@@ -203,7 +205,7 @@ final class ClientChannel: StreamReceiver {
                     state.calls[id] = .waiting(continuation)
                     return nil
                 case nil:
-                    return .failure(BleuError.invalidState(.unexpectedOutcome(operation)))
+                    return .failure(BleuError.invalidState(.unexpectedOutcome(operation())))
                 }
             }
             if let now { continuation.resume(with: now) }
@@ -290,7 +292,7 @@ final class ClientChannel: StreamReceiver {
                 throw error
             }
             defer { state.withLock { $0.fragmenter.finish(outgoing) } }
-            for fragment in outgoing {
+            for fragment in outgoing.slices {
                 try await write(Data(fragment))
                 written += 1
             }
@@ -369,6 +371,7 @@ final class ClientChannel: StreamReceiver {
             return state.streams.values.map(\.inbox)
         }
         for inbox in streams { inbox.finish(.failure(error)) }
+        deadlines.close()
         receiver.withLock { $0 }?.cancel()
         // What is queued still goes through the lane, and is counted lost if it cannot go out.
         control.finish()

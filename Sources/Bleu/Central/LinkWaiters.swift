@@ -16,10 +16,10 @@ final class LinkWaiters: Sendable {
     }
 
     private let state = Locked(State())
-    private let clock: ElapsedClock
+    private let deadlines: Deadlines
 
     init(clock: ElapsedClock) {
-        self.clock = clock
+        deadlines = Deadlines(clock: clock)
     }
 
     /// How many callers wait now (for tests of boundedness).
@@ -34,12 +34,8 @@ final class LinkWaiters: Sendable {
             state.next &+= 1
             return state.next
         }
-        let clock = clock
-        let timer = Task { [weak self] in
-            guard (try? await clock.sleep(until: deadline)) != nil else { return }
-            self?.fail(ticket, timeout())
-        }
-        defer { timer.cancel() }
+        let timer = deadlines.add(at: deadline) { [weak self] in self?.fail(ticket, timeout()) }
+        defer { deadlines.remove(timer) }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ConnectedPeripheral, any Error>) in
                 let cancelled = state.withLock { state in

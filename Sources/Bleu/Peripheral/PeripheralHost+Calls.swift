@@ -135,7 +135,7 @@ extension PeripheralHost {
                     return try state.sessions[key]!.fragmenter.begin(message, maximumFragmentLength: length)
                 }
                 defer { state.withLock { $0.sessions[key]?.fragmenter.finish(outgoing) } }
-                for fragment in outgoing {
+                for fragment in outgoing.slices {
                     try await manager.updateValue(Data(fragment), for: characteristic, onSubscribedCentrals: [key.central],
                                                   ready: ready) {
                         guard state.withLock({ $0.sessions[key].map { !$0.abandoned } ?? false }) else {

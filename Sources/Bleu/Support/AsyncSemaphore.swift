@@ -16,10 +16,18 @@ final class AsyncSemaphore: Sendable {
     }
 
     func acquire() async throws {
-        let id = state.withLock { state in
+        if Task.isCancelled { throw BleuError.cancelled }
+        // A free permit and nobody waiting (every call of a sequential caller): taken without
+        // a continuation or a cancellation handler.
+        let id: Int? = state.withLock { state in
+            if state.available > 0, state.waiters.isEmpty {
+                state.available -= 1
+                return nil
+            }
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
+        guard let id else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let now: Result<Void, any Error>? = state.withLock { state in

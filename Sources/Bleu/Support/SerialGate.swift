@@ -12,17 +12,13 @@ final class SerialGate: Sendable {
 
     /// Runs `body` once every earlier caller finished.
     func run<T>(_ body: () async throws -> T) async throws -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = state.withLock { state in
-                if state.busy {
-                    state.waiters.append(continuation)
-                    return false
-                }
-                state.busy = true
-                return true
-            }
-            if now { continuation.resume() }
+        // A free gate (every message of a sequential caller) is taken without a continuation.
+        let taken = state.withLock { state in
+            if state.busy { return false }
+            state.busy = true
+            return true
         }
+        if !taken { await wait() }
         defer {
             let next: CheckedContinuation<Void, Never>? = state.withLock { state in
                 if state.waiters.isEmpty {
@@ -34,5 +30,21 @@ final class SerialGate: Sendable {
             next?.resume()
         }
         return try await body()
+    }
+
+    /// Waits for the gate: taken at once if it was freed meanwhile, else handed over by the
+    /// caller before, in order.
+    private func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLock { state in
+                if state.busy {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.busy = true
+                return true
+            }
+            if now { continuation.resume() }
+        }
     }
 }

@@ -49,9 +49,20 @@ extension BLEActorSystem {
                                        startStreams: { host.startStreams($0, replied: $1, key: key) },
                                        send: { reply in await host.send(reply, key: key) })
         do {
-            let substitutions = try Self.substitutions(of: definition, on: hosted.actor, registry: configuration.remoteTypes)
+            let substitutions: [Any.Type]
+            let expected: Int32
+            let actorType = type(of: hosted.actor)
+            if definition.substitutions.isEmpty, let known = checkedTargets.parameterCount(of: definition.target, on: actorType) {
+                // Checked on an earlier call: demangling the target again would cost more than the call.
+                (substitutions, expected) = ([], known)
+            } else {
+                substitutions = try Self.substitutions(of: definition, on: hosted.actor, registry: configuration.remoteTypes)
+                expected = _getParameterCount(mangledMethodName: definition.target)
+                if definition.substitutions.isEmpty, expected >= 0 {
+                    checkedTargets.remember(definition.target, on: actorType, parameterCount: expected)
+                }
+            }
             // The runtime decodes as many arguments as the method takes; more would go unread.
-            let expected = _getParameterCount(mangledMethodName: definition.target)
             if expected >= 0, arguments.count != Int(expected) {
                 throw BLEActorSystemError.malformedRequest(.argumentCount(carried: arguments.count, expected: Int(expected)))
             }
@@ -115,4 +126,33 @@ extension BLEActorSystem {
             return type
         }
     }
+}
+
+/// Targets of non-generic methods already checked against a hosted actor type (the target is
+/// one of the type's methods) with the number of arguments each takes, so a method's later
+/// calls skip demangling its name. Bounded: a central can name only so many targets that pass
+/// the check, and past the bound targets are checked every time.
+final class CheckedTargets: Sendable {
+    private struct Key: Hashable {
+        var actorType: ObjectIdentifier
+        var target: String
+    }
+
+    /// More than any actor type has methods; bounds what hostile centrals can make it hold.
+    static let limit = 1024
+    private let entries = Locked<[Key: Int32]>([:])
+
+    func parameterCount(of target: String, on actorType: any PeripheralActor.Type) -> Int32? {
+        let key = Key(actorType: ObjectIdentifier(actorType), target: target)
+        return entries.withLock { $0[key] }
+    }
+
+    func remember(_ target: String, on actorType: any PeripheralActor.Type, parameterCount: Int32) {
+        let key = Key(actorType: ObjectIdentifier(actorType), target: target)
+        entries.withLock { entries in
+            if entries.count < Self.limit { entries[key] = parameterCount }
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
 }

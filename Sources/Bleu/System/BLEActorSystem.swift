@@ -37,6 +37,8 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
     let host: PeripheralHost?
     let client: CentralClient?
     private let local = Locked(LocalActors())
+    /// Methods already checked against the hosted actor types, and how many arguments each takes.
+    let checkedTargets = CheckedTargets()
 
     private struct LocalActor {
         weak var actor: (any DistributedActor)?
@@ -184,9 +186,12 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
         let definition = MethodDefinition(target: target.identifier, substitutions: invocation.substitutions)
         let timeout = Self.callTimeoutOverride ?? configuration.callTimeout
         let deadline = client.clock.now() + timeout
-        let method = "\(target)"
+        // The readable name is demangled from the target, which costs more than the rest of a
+        // call's set-up: only an error or a log line asks for it.
+        let identifier = target.identifier
+        let method: @Sendable () -> String = { "\(RemoteCallTarget(identifier))" }
         let failFast = configuration.links.callPolicy == .failFast
-        let timedOut: @Sendable () -> any Error = { BleuError.timeout(.remoteCall(method: method), after: timeout) }
+        let timedOut: @Sendable () -> any Error = { BleuError.timeout(.remoteCall(method: method()), after: timeout) }
         do {
             while true {
                 let channel = try await client.channel(for: id, until: deadline, failFast: failFast, timeout: timedOut)
@@ -194,11 +199,11 @@ public final class BLEActorSystem: DistributedActorSystem, Sendable {
                 guard remaining > .zero else { throw timedOut() }
                 do {
                     let reply = try await channel.call(definition, arguments: invocation.arguments, timeout: remaining,
-                                                       budget: timeout, clock: configuration.clock, method: method)
+                                                       budget: timeout, method: method)
                     return (reply, channel)
                 } catch let notSent as ClientChannel.CallNotSent {
                     if failFast { throw notSent.cause }
-                    configuration.logger.debug("call \(method) on \(id) was not sent before its link dropped; sending it on the next link")
+                    configuration.logger.debug("call \(method()) on \(id) was not sent before its link dropped; sending it on the next link")
                 }
             }
         } catch {

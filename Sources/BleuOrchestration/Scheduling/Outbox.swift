@@ -161,7 +161,7 @@ final class Outbox: Sendable {
         defer { fragmenter.finish(outgoing) }
         for index in outgoing.indices {
             guard isCurrent(epoch) else { throw BleuError.notConnected(device) }
-            let fragment = Data(outgoing[index])
+            let fragment = Data(outgoing.slices[index])
             let last = index == outgoing.count - 1
             if canWithout && !(last && canWith) {
                 try await writeWithoutResponse(fragment, to: characteristic, epoch: epoch)

@@ -62,9 +62,7 @@ public struct Fragmenter: Sendable {
             while busySlots & (1 << slot) != 0 { slot = (slot + 1) & 7 }
             busySlots |= 1 << slot
             nextSlot = (slot + 1) & 7
-            var stream = message
-            withUnsafeBytes(of: checksum.littleEndian) { stream.append(contentsOf: $0) }
-            let outgoing = OutgoingMessage(compact: stream, slot: slot, firstSequence: slotSequence[Int(slot)],
+            let outgoing = OutgoingMessage(compact: message, checksum: checksum, slot: slot, firstSequence: slotSequence[Int(slot)],
                                            maximumFragmentLength: maximumFragmentLength)
             slotSequence[Int(slot)] = (slotSequence[Int(slot)] &+ UInt8(truncatingIfNeeded: outgoing.count)) & 7
             return outgoing
@@ -102,21 +100,26 @@ public struct Fragmenter: Sendable {
     }
 }
 
-/// The fragments of one message, produced on demand: `outgoing[i]` builds fragment `i`.
+/// The fragments of one message, laid out back to back in one buffer, ``wireBytes``, exactly as
+/// they go on air: fragment `i` is `wireBytes[i × maximumFragmentLength ..< …]` (every fragment
+/// but the last is full).
+///
+/// `outgoing[i]` copies fragment `i` into an array of its own; ``slices`` hands the fragments out
+/// without copying, for a sender that writes them from the one buffer:
+///
+/// ```swift
+/// let outgoing = try fragmenter.begin(message, maximumFragmentLength: link.maximumWriteLength)
+/// defer { fragmenter.finish(outgoing) }
+/// for fragment in outgoing.slices { try await link.write(fragment) }   // ArraySlice<UInt8>
+/// ```
 public struct OutgoingMessage: RandomAccessCollection, Sendable {
     /// The slot (compact) or UUID (bleu24) the receiver knows the message by.
     public let id: MessageID
     /// The largest fragment, as requested when the message began.
     public let maximumFragmentLength: Int
-    /// Message bytes, followed by the CRC-32 in the compact format.
-    private let stream: [UInt8]
-    private let capacity: Int
-    private let header: Header
-
-    private enum Header: Sendable {
-        case compact(slot: UInt8, firstSequence: UInt8)
-        case bleu24(UUID, checksum: UInt32)
-    }
+    /// Every fragment, header and payload, back to back: the message's bytes on air (before ATT's
+    /// own 3 bytes per write).
+    public let wireBytes: [UInt8]
 
     /// The number of fragments.
     public let count: Int
@@ -125,45 +128,90 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
     /// ``count``.
     public var endIndex: Int { count }
 
-    init(compact stream: [UInt8], slot: UInt8, firstSequence: UInt8, maximumFragmentLength: Int) {
+    init(compact message: [UInt8], checksum: UInt32, slot: UInt8, firstSequence: UInt8, maximumFragmentLength: Int) {
+        let capacity = maximumFragmentLength - CompactHeader.length
+        let streamLength = message.count + 4  // the message, then its CRC-32, little-endian
+        let count = (streamLength + capacity - 1) / capacity
         self.id = .slot(slot)
         self.maximumFragmentLength = maximumFragmentLength
-        self.stream = stream
-        self.capacity = maximumFragmentLength - CompactHeader.length
-        self.header = .compact(slot: slot, firstSequence: firstSequence)
-        self.count = (stream.count + capacity - 1) / capacity
+        self.count = count
+        self.wireBytes = [UInt8](unsafeUninitializedCapacity: streamLength + count * CompactHeader.length) { output, initialized in
+            let out = UnsafeMutableRawBufferPointer(output)
+            message.withUnsafeBytes { source in
+                var trailer = checksum.littleEndian
+                withUnsafeBytes(of: &trailer) { crc in
+                    // Position `offset` of the stream (message then CRC) into `out` at `to`, `length` bytes.
+                    func copyStream(_ offset: Int, _ length: Int, to destination: Int) {
+                        let fromMessage = Swift.max(0, Swift.min(length, source.count - offset))
+                        if fromMessage > 0 {
+                            (out.baseAddress! + destination).copyMemory(from: source.baseAddress! + offset, byteCount: fromMessage)
+                        }
+                        for k in fromMessage..<length {
+                            out[destination + k] = crc[offset + k - source.count]
+                        }
+                    }
+                    var offset = 0
+                    var position = 0
+                    for fragment in 0..<count {
+                        let length = Swift.min(capacity, streamLength - offset)
+                        let sequence = firstSequence &+ UInt8(truncatingIfNeeded: fragment)
+                        out[position] = CompactHeader(isFirst: fragment == 0, isLast: fragment == count - 1, slot: slot, sequence: sequence).byte
+                        copyStream(offset, length, to: position + 1)
+                        offset += length
+                        position += 1 + length
+                    }
+                }
+            }
+            initialized = streamLength + count * CompactHeader.length
+        }
     }
 
     init(bleu24 message: [UInt8], id: UUID, checksum: UInt32, maximumFragmentLength: Int) {
+        let capacity = maximumFragmentLength - Bleu24Header.length
+        let count = Swift.max(1, (message.count + capacity - 1) / capacity)
         self.id = .uuid(id)
         self.maximumFragmentLength = maximumFragmentLength
-        self.stream = message
-        self.capacity = maximumFragmentLength - Bleu24Header.length
-        self.header = .bleu24(id, checksum: checksum)
-        self.count = Swift.max(1, (message.count + capacity - 1) / capacity)
+        self.count = count
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(message.count + count * Bleu24Header.length)
+        for fragment in 0..<count {
+            Bleu24Header(message: id, sequence: UInt16(fragment), total: UInt16(count), checksum: checksum).append(to: &bytes)
+            let start = fragment * capacity
+            bytes.append(contentsOf: message[start..<Swift.min(start + capacity, message.count)])
+        }
+        self.wireBytes = bytes
     }
 
     /// Total bytes of all fragments: what the message costs on air, before ATT's own 3 bytes each.
-    public var byteCount: Int {
-        stream.count + count * (maximumFragmentLength - capacity)
+    public var byteCount: Int { wireBytes.count }
+
+    /// The range of ``wireBytes`` that fragment `position` (0-based) occupies. A position outside
+    /// `0..<count` is a programming error and traps, as for an array.
+    public func range(ofFragment position: Int) -> Range<Int> {
+        precondition(indices.contains(position), "fragment index \(position) out of range 0..<\(count)")
+        let start = position * maximumFragmentLength
+        return start..<Swift.min(start + maximumFragmentLength, wireBytes.count)
     }
 
-    /// Fragment `position` (0-based), built on each access. A position outside `0..<count` is a
-    /// programming error and traps, as for an array.
+    /// Fragment `position` (0-based) as an array of its own (a copy of its part of ``wireBytes``).
+    /// A position outside `0..<count` is a programming error and traps, as for an array.
     public subscript(position: Int) -> [UInt8] {
-        precondition(indices.contains(position), "fragment index \(position) out of range 0..<\(count)")
-        let start = position * capacity
-        let end = Swift.min(start + capacity, stream.count)
-        var fragment: [UInt8] = []
-        fragment.reserveCapacity(end - start + maximumFragmentLength - capacity)
-        switch header {
-        case .compact(let slot, let firstSequence):
-            let sequence = firstSequence &+ UInt8(truncatingIfNeeded: position)
-            fragment.append(CompactHeader(isFirst: position == 0, isLast: position == count - 1, slot: slot, sequence: sequence).byte)
-        case .bleu24(let uuid, let checksum):
-            Bleu24Header(message: uuid, sequence: UInt16(position), total: UInt16(count), checksum: checksum).append(to: &fragment)
+        Array(wireBytes[range(ofFragment: position)])
+    }
+
+    /// The fragments as slices of ``wireBytes``: no copy, no allocation per fragment.
+    public var slices: Slices { Slices(message: self) }
+
+    /// The fragments of an ``OutgoingMessage`` as slices of its ``OutgoingMessage/wireBytes``.
+    public struct Slices: RandomAccessCollection, Sendable {
+        let message: OutgoingMessage
+        /// Always 0.
+        public var startIndex: Int { 0 }
+        /// The number of fragments.
+        public var endIndex: Int { message.count }
+        /// Fragment `position`, sharing the message's buffer.
+        public subscript(position: Int) -> ArraySlice<UInt8> {
+            message.wireBytes[message.range(ofFragment: position)]
         }
-        fragment.append(contentsOf: stream[start..<end])
-        return fragment
     }
 }

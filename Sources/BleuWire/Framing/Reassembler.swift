@@ -69,18 +69,25 @@ where Instant.Duration == Duration {
                 throw WireError.malformedFragment(.tooShort(length: fragment.count, minimum: minimum))
             }
             switch format {
+            // One hash of the peer per fragment: its entry is found once and mutated in place.
             case .compact:
-                if compactPeers[peer] == nil {
+                var entry = compactPeers.index(forKey: peer)
+                if entry == nil {
                     try makeRoom()
                     compactPeers[peer] = CompactPeer()
+                    entry = compactPeers.index(forKey: peer)
                 }
-                return try compactPeers[peer]!.receive(fragment, now: offset(now), limits: limits, statistics: &statistics)
+                let at = offset(now)
+                return try compactPeers.values[entry!].receive(fragment, now: at, limits: limits, statistics: &statistics)
             case .bleu24:
-                if bleu24Peers[peer] == nil {
+                var entry = bleu24Peers.index(forKey: peer)
+                if entry == nil {
                     try makeRoom()
                     bleu24Peers[peer] = Bleu24Peer()
+                    entry = bleu24Peers.index(forKey: peer)
                 }
-                return try bleu24Peers[peer]!.receive(fragment, now: offset(now), limits: limits, statistics: &statistics)
+                let at = offset(now)
+                return try bleu24Peers.values[entry!].receive(fragment, now: at, limits: limits, statistics: &statistics)
             }
         } catch {
             statistics.rejections += 1
@@ -103,6 +110,11 @@ where Instant.Duration == Duration {
     /// Drops incomplete messages that received no fragment for ``ReassemblyLimits/timeout`` or
     /// longer, freeing their bytes, and returns them.
     public mutating func expire(now: Instant) -> [ReassemblyTimeout<Peer>] {
+        // Callers ask on every fragment, and nearly always nothing is half received: answered
+        // without converting the instant or copying the peers' keys.
+        guard compactPeers.values.contains(where: { !$0.isIdle }) || bleu24Peers.values.contains(where: { !$0.isIdle }) else {
+            return []
+        }
         var expired: [ReassemblyTimeout<Peer>] = []
         let now = offset(now)
         for peer in Array(compactPeers.keys) {

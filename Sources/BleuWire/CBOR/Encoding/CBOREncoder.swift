@@ -49,6 +49,15 @@ public struct CBOREncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when a value encodes nothing or nests deeper than
     ///   ``maximumDepth``; any error the value's own `encode(to:)` throws.
     public func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+        // Straight into one buffer when the value writes its containers depth-first (nearly
+        // always); else again through a tree of nodes, which takes any order.
+        let linear = LinearEncoding(options: self)
+        do {
+            try linear.encodeValue(value, depth: 0)
+            if linear.isLinear { return linear.finish() }
+        } catch {
+            if linear.isLinear { throw error }
+        }
         let root = try EncodingNode.make(value, options: self, codingPath: [], depth: 0)
         var writer = CBORWriter()
         try root.write(to: &writer, depth: 0, limit: maximumDepth)

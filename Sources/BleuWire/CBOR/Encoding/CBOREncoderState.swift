@@ -87,7 +87,7 @@ struct CBORKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
     /// Whether decoding `int` gives back this key. `String`-keyed dictionaries give numeric
     /// strings an `intValue` too ("01" has 1), which must stay text to keep the string.
-    private static func integerIsLossless(_ key: some CodingKey, _ int: Int) -> Bool {
+    static func integerIsLossless(_ key: some CodingKey, _ int: Int) -> Bool {
         let text = key.stringValue
         guard let first = text.utf8.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
             return true  // not numeric text: a declared integer key such as `case call = 1`

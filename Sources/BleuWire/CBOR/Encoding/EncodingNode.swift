@@ -81,28 +81,29 @@ extension CBORWriter {
     /// Writes the values the codec represents itself — primitives, `Data`, `UUID`, `Date`, `URL`,
     /// ``CBORValue`` — and returns `true`; returns `false` for anything else.
     mutating func writeSpecial<T: Encodable>(_ value: T, _ options: CBOREncoder) -> Bool {
-        // Comparing metatypes is cheap; each cast below only runs once the type is known.
-        if T.self == String.self { writeText(value as! String) }
-        else if T.self == Int.self { writeInteger(Int64(value as! Int)) }
-        else if T.self == Bool.self { writeBool(value as! Bool) }
-        else if T.self == Double.self { writeDouble(value as! Double) }
-        else if T.self == UInt64.self { writeHead(0, value as! UInt64) }
-        else if T.self == Data.self { writeBytes(value as! Data) }
-        else if T.self == UUID.self { withUnsafeBytes(of: (value as! UUID).uuid) { writeBytes($0) } }
-        else if T.self == Date.self { writeDate(value as! Date, options.dateEncoding) }
-        else if T.self == URL.self { writeText((value as! URL).absoluteString) }
-        else if T.self == CBORValue.self { write(value as! CBORValue) }
-        else if T.self == Int8.self { writeInteger(Int64(value as! Int8)) }
-        else if T.self == Int16.self { writeInteger(Int64(value as! Int16)) }
-        else if T.self == Int32.self { writeInteger(Int64(value as! Int32)) }
-        else if T.self == Int64.self { writeInteger(value as! Int64) }
-        else if T.self == UInt.self { writeHead(0, UInt64(value as! UInt)) }
-        else if T.self == UInt8.self { writeHead(0, UInt64(value as! UInt8)) }
-        else if T.self == UInt16.self { writeHead(0, UInt64(value as! UInt16)) }
-        else if T.self == UInt32.self { writeHead(0, UInt64(value as! UInt32)) }
-        else if T.self == Float.self { writeFloat(value as! Float) }
-        else if T.self == Int128.self { writeInteger(value as! Int128) }
-        else if T.self == UInt128.self { writeInteger(value as! UInt128) }
+        // Comparing metatypes is cheap; once the type is known to be `X`, the value is read as one
+        // (`unsafeBitCast` between identical types), without a dynamic cast.
+        if T.self == String.self { writeText(unsafeBitCast(value, to: String.self)) }
+        else if T.self == Int.self { writeInteger(Int64(unsafeBitCast(value, to: Int.self))) }
+        else if T.self == Bool.self { writeBool(unsafeBitCast(value, to: Bool.self)) }
+        else if T.self == Double.self { writeDouble(unsafeBitCast(value, to: Double.self)) }
+        else if T.self == UInt64.self { writeHead(0, unsafeBitCast(value, to: UInt64.self)) }
+        else if T.self == Data.self { writeBytes(unsafeBitCast(value, to: Data.self)) }
+        else if T.self == UUID.self { withUnsafeBytes(of: unsafeBitCast(value, to: UUID.self).uuid) { writeBytes($0) } }
+        else if T.self == Date.self { writeDate(unsafeBitCast(value, to: Date.self), options.dateEncoding) }
+        else if T.self == URL.self { writeText(unsafeBitCast(value, to: URL.self).absoluteString) }
+        else if T.self == CBORValue.self { write(unsafeBitCast(value, to: CBORValue.self)) }
+        else if T.self == Int8.self { writeInteger(Int64(unsafeBitCast(value, to: Int8.self))) }
+        else if T.self == Int16.self { writeInteger(Int64(unsafeBitCast(value, to: Int16.self))) }
+        else if T.self == Int32.self { writeInteger(Int64(unsafeBitCast(value, to: Int32.self))) }
+        else if T.self == Int64.self { writeInteger(unsafeBitCast(value, to: Int64.self)) }
+        else if T.self == UInt.self { writeHead(0, UInt64(unsafeBitCast(value, to: UInt.self))) }
+        else if T.self == UInt8.self { writeHead(0, UInt64(unsafeBitCast(value, to: UInt8.self))) }
+        else if T.self == UInt16.self { writeHead(0, UInt64(unsafeBitCast(value, to: UInt16.self))) }
+        else if T.self == UInt32.self { writeHead(0, UInt64(unsafeBitCast(value, to: UInt32.self))) }
+        else if T.self == Float.self { writeFloat(unsafeBitCast(value, to: Float.self)) }
+        else if T.self == Int128.self { writeInteger(unsafeBitCast(value, to: Int128.self)) }
+        else if T.self == UInt128.self { writeInteger(unsafeBitCast(value, to: UInt128.self)) }
         else { return false }
         return true
     }
