@@ -128,6 +128,21 @@ struct FleetWorld: Sendable {
 
     func record(_ index: Int) -> Record { records.withLock { $0[index] ?? Record() } }
 
+    /// Peripheral `index`'s record once its application has seen `subscriptions` subscriptions,
+    /// or after 30 s of real time. The central is ready when the CCCD write is answered; the
+    /// peripheral's application task takes its `.subscribed` event on its own time, which on a
+    /// loaded machine can be later.
+    func record(_ index: Int, afterSubscriptions subscriptions: Int) async -> Record {
+        let wall = ContinuousClock()
+        let deadline = wall.now.advanced(by: .seconds(30))
+        while wall.now < deadline {
+            let current = record(index)
+            if current.subscriptions >= subscriptions { return current }
+            await Task.yield()
+        }
+        return record(index)
+    }
+
     func end() { for app in apps { app.cancel() } }
 }
 

@@ -25,7 +25,7 @@ struct OwnershipTests {
         #expect(fleet.states.values.allSatisfy { $0 == .idle }, "nothing happens before start")
         await fleet.start()
         #expect(await settle(fleet, world, until: allReady(world.ids)))
-        for index in world.ids.indices { #expect(world.record(index).subscriptions == 1) }
+        for index in world.ids.indices { #expect(await world.record(index, afterSubscriptions: 1).subscriptions == 1) }
         for id in world.ids { #expect(await world.central.isConnected(id)) }
         let statistics = await fleet.radioStatistics
         #expect(statistics.overlapping == 0 && statistics.attempts == world.ids.count)
@@ -56,7 +56,7 @@ struct OwnershipTests {
         #expect(await settle(fleet, world, until: allReady(world.ids)))
         #expect(before.duration(to: world.clock.now) <= BackoffPolicy.default.fastRetryDelay,
                 "ready again within the fast retry, in virtual time")
-        #expect(world.record(1).subscriptions == 2, "re-subscribed after the reconnect")
+        #expect(await world.record(1, afterSubscriptions: 2).subscriptions == 2, "re-subscribed after the reconnect")
         #expect(world.record(0).subscriptions == 1 && world.record(2).subscriptions == 1)
         await fleet.shutdown()
     }

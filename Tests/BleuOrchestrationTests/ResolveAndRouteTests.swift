@@ -75,7 +75,7 @@ struct ResolveAndRouteTests {
         #expect(left)
         #expect(await settle(fleet, world, until: allReady(world.ids)))
         #expect(await world.central.isConnected(victim), "reconnected")
-        #expect(world.record(0).subscriptions == 2, "and subscribed again")
+        #expect(await world.record(0, afterSubscriptions: 2).subscriptions == 2, "and subscribed again")
         // The engine's own cancels are still not news: stopping leaves every device stopped.
         await fleet.stop()
         #expect(await settle(fleet, world) { states in world.ids.allSatisfy { states[$0] == .suspended(.stopped) } })

@@ -80,7 +80,7 @@ struct RestorationAndObservabilityTests {
         #expect(await second.pinnedDevices == Set(world.ids))
         #expect(await settle(second, world, until: allReady(world.ids)))
         #expect(await second.radioStatistics.attempts == 0, "the restored links are taken over, not reconnected")
-        for index in world.ids.indices { #expect(world.record(index).subscriptions >= 1) }
+        for index in world.ids.indices { #expect(await world.record(index, afterSubscriptions: 1).subscriptions >= 1) }
         for id in world.ids { #expect(await central.isConnected(id)) }
         await second.shutdown()
     }

@@ -15,6 +15,9 @@ final class AsyncSemaphore: Sendable {
         state = Locked(State(available: permits))
     }
 
+    /// Callers waiting for a permit (for tests).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     func acquire() async throws {
         if Task.isCancelled { throw BleuError.cancelled }
         // A free permit and nobody waiting (every call of a sequential caller): taken without

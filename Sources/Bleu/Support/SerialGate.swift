@@ -10,6 +10,9 @@ final class SerialGate: Sendable {
 
     private let state = Locked(State())
 
+    /// Callers waiting for the gate (for tests).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Runs `body` once every earlier caller finished.
     func run<T>(_ body: () async throws -> T) async throws -> T {
         // A free gate (every message of a sequential caller) is taken without a continuation.
