@@ -103,8 +103,12 @@ let package = Package(
             dependencies: ["BleuCoreBluetooth", "CoreBluetoothEmulator", "BleuEmulator", "BleuCore", "BleuGATT",
                            "Bleu", "BleuTesting"]
         ),
-        // Framing and the CBOR codec; no dependencies, so the fuzz targets build it with swiftc alone.
-        .target(name: "BleuWire"),
+        // Framing and the CBOR codec. Its one dependency is its hardware CRC-32 in C; built with
+        // swiftc alone, as the fuzz targets are, it computes the CRC in portable Swift instead.
+        .target(name: "BleuWire", dependencies: ["CBleuWireCRC"]),
+        // CRC-32 on the processor's instructions (PCLMULQDQ on x86-64, ARMv8 CRC32 on AArch64),
+        // chosen at run time: plain C, no dependency. Not a product.
+        .target(name: "CBleuWireCRC"),
         // The system zlib, only as an independent CRC-32 for tests and benchmarks.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .testTarget(name: "BleuWireTests", dependencies: ["BleuWire", "BleuCore", "CZlib", "ProcessSupport"]),

@@ -39,7 +39,15 @@ struct WireBenchmark: BenchmarkSuite {
             return 1
         } * megabytes
         report.record("bleuwire_crc32.mbps", ownRate, unit: "MB/s",
-                      "BleuWire CRC32, 4 streams (\(ratio(ownRate, zlibRate)) zlib)")
+                      "BleuWire CRC32, \(CRC32.implementation) path (\(ratio(ownRate, zlibRate)) zlib)")
+        // The portable Swift path (four streams of slicing-by-8), which runs where the processor
+        // has no CRC instructions BleuWire uses.
+        let portableRate = bestRate(seconds: seconds) {
+            blackHole(message.withUnsafeBytes { CRC32.checksum($0, using: .portable) })
+            return 1
+        } * megabytes
+        report.record("bleuwire_crc32_portable.mbps", portableRate, unit: "MB/s",
+                      "BleuWire CRC32, portable Swift, 4 streams (\(ratio(portableRate, zlibRate)) zlib)")
 
         for format in WireFormat.allCases {
             for mtu in Self.mtus {

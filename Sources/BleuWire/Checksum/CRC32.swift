@@ -1,13 +1,20 @@
+#if canImport(CBleuWireCRC)
+internal import CBleuWireCRC
+#endif
+
 /// CRC-32 with the IEEE 802.3 polynomial, reflected, initial value and final XOR `0xFFFFFFFF` —
 /// the checksum of zlib's `crc32`, Ethernet, PNG and gzip. Check value: `"123456789"` →
 /// `0xCBF43926`.
 ///
-/// Computed in portable Swift, so no platform needs zlib: buffers of 128 bytes or more run as
-/// four independent streams of slicing-by-8 over consecutive blocks, joined by a table-driven
-/// "shift by a block" (the register is linear in its input), so the processor overlaps four
-/// table-lookup chains instead of waiting on one; the rest runs slicing-by-16. Measured here on
-/// 16 KiB: about as fast as zlib 1.2.13's braided `crc32` (3.7–3.8 GB/s on an idle core; the
-/// single-chain slicing-by-16 this replaced ran at 1.7 GB/s). `bleu-bench wire` reports both.
+/// Computed with the processor's own instructions where it has them — carry-less multiplication
+/// (PCLMULQDQ) folding on x86-64, the ARMv8 CRC32 instructions on AArch64, chosen when the
+/// process first needs a checksum — and otherwise in portable Swift, so no platform needs zlib.
+/// The portable code runs buffers of 128 bytes or more as four independent streams of
+/// slicing-by-8 over consecutive blocks, joined by a table-driven "shift by a block" (the register
+/// is linear in its input), so the processor overlaps four table-lookup chains instead of waiting
+/// on one; the rest runs slicing-by-16. `bleu-bench wire` reports both paths beside zlib's
+/// (measured here on 16 KiB: the PCLMULQDQ path several times zlib 1.2.13's braided `crc32`, the
+/// portable one about as fast as zlib).
 /// Feed bytes incrementally with ``update(_:)-(UnsafeRawBufferPointer)`` and read ``value`` at
 /// any point, or use ``checksum(_:)-(Bytes)`` for one buffer.
 public struct CRC32: Sendable, Hashable {
@@ -46,7 +53,66 @@ public struct CRC32: Sendable, Hashable {
         ~advance(0xFFFF_FFFF, buffer)
     }
 
+    /// The implementations of the register's update.
+    package enum Implementation: String, Sendable, CaseIterable {
+        /// Portable Swift (four-stream slicing-by-8 and slicing-by-16): every platform.
+        case portable
+        /// x86-64 carry-less multiplication folding (PCLMULQDQ and SSE4.1).
+        case pclmul
+        /// The ARMv8 CRC32 instructions.
+        case armv8
+    }
+
+    /// The hardware implementation this processor runs, if any (`nil` when BleuWire is built
+    /// without its C target, as the fuzz targets are, or on a processor without the instructions).
+    package static let hardware: Implementation? = {
+        #if canImport(CBleuWireCRC)
+        switch bleuwire_crc32_hardware() {
+        case BLEUWIRE_CRC32_HARDWARE_PCLMUL: return .pclmul
+        case BLEUWIRE_CRC32_HARDWARE_ARMV8: return .armv8
+        default: return nil
+        }
+        #else
+        return nil
+        #endif
+    }()
+
+    /// The implementation ``checksum(_:)-(Bytes)`` and ``update(_:)-(UnsafeRawBufferPointer)`` use.
+    package static var implementation: Implementation { hardware ?? .portable }
+
+    /// The CRC-32 of `buffer` computed by `implementation`, for tests and benchmarks that check
+    /// one path against another. Asking for a hardware implementation this processor lacks is a
+    /// programming error and traps.
+    package static func checksum(_ buffer: UnsafeRawBufferPointer, using implementation: Implementation) -> UInt32 {
+        ~advance(0xFFFF_FFFF, buffer, using: implementation)
+    }
+
+    /// The register after `buffer`, from `start`, computed by `implementation` (see
+    /// ``checksum(_:using:)``).
+    package static func advance(_ start: UInt32, _ buffer: UnsafeRawBufferPointer, using implementation: Implementation) -> UInt32 {
+        switch implementation {
+        case .portable:
+            return portableAdvance(start, buffer)
+        case .pclmul, .armv8:
+            precondition(implementation == hardware, "CRC-32: this processor has no \(implementation) path")
+            #if canImport(CBleuWireCRC)
+            return bleuwire_crc32_hardware_update(start, buffer.baseAddress, buffer.count)
+            #else
+            return portableAdvance(start, buffer)  // unreachable: `hardware` is nil here
+            #endif
+        }
+    }
+
     private static func advance(_ start: UInt32, _ buffer: UnsafeRawBufferPointer) -> UInt32 {
+        #if canImport(CBleuWireCRC)
+        if hardware != nil {
+            return bleuwire_crc32_hardware_update(start, buffer.baseAddress, buffer.count)
+        }
+        #endif
+        return portableAdvance(start, buffer)
+    }
+
+    private static func portableAdvance(_ start: UInt32, _ buffer: UnsafeRawBufferPointer) -> UInt32 {
         guard var p = buffer.baseAddress, !buffer.isEmpty else { return start }
         var crc = start
         var remaining = buffer.count
