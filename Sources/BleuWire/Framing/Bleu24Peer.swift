@@ -3,6 +3,7 @@ import Foundation
 /// One peer's bleu24 reassembly: incomplete messages by UUID, fragments in any order, and a short
 /// memory of recently finished messages so late repeats are dropped rather than starting anew.
 /// Times are offsets from the reassembler's first instant.
+@usableFromInline
 struct Bleu24Peer: Sendable {
     /// Messages remembered after they finish (delivered, or refused).
     static var recentCapacity: Int { 16 }
@@ -49,8 +50,12 @@ struct Bleu24Peer: Sendable {
     }
     var isIdle: Bool { assemblies.isEmpty }
 
+    @usableFromInline
     mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Duration, limits: ReassemblyLimits,
                           statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
+        guard fragment.count >= Bleu24Header.length else {
+            throw .malformedFragment(.tooShort(length: fragment.count, minimum: Bleu24Header.length))
+        }
         let header = Bleu24Header(fragment)
         let payload = UnsafeRawBufferPointer(rebasing: fragment[Bleu24Header.length...])
         let id = header.message

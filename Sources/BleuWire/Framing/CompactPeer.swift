@@ -1,5 +1,10 @@
 /// One peer's compact-format reassembly: 8 slots, each idle, assembling a message, or discarding
 /// the rest of a refused one. Times are offsets from the reassembler's first instant.
+///
+/// A fragment is handled on its slot alone, reached once (`receive(_:_:…)` takes it `inout`, with
+/// the peer's two counters beside it): the common case — the next fragment of a message in
+/// progress — is a few comparisons and one append.
+@usableFromInline
 struct CompactPeer: Sendable {
     enum State: Sendable {
         /// `lastFinal` is the final sequence number of the slot's last delivered message, so that
@@ -18,26 +23,45 @@ struct CompactPeer: Sendable {
         var lastActivity: Duration?
     }
 
+    /// What the peer's messages in progress hold, across its slots.
+    struct Holdings: Sendable {
+        var bufferedBytes = 0
+        var messagesInFlight = 0
+    }
+
     private(set) var slots = [Slot](repeating: Slot(), count: CompactHeader.slotCount)
-    private(set) var bufferedBytes = 0
-    private(set) var messagesInFlight = 0
+    private var holdings = Holdings()
+
+    var bufferedBytes: Int { holdings.bufferedBytes }
+    var messagesInFlight: Int { holdings.messagesInFlight }
 
     /// Heap bytes the slots' buffers hold (what ``bufferedBytes`` bounds, as allocated).
     var allocatedBytes: Int { slots.reduce(0) { $0 + $1.buffer.capacity } }
 
     /// No message in progress: the peer's entry may be evicted (losing only duplicate detection).
-    var isIdle: Bool { messagesInFlight == 0 }
+    var isIdle: Bool { holdings.messagesInFlight == 0 }
 
+    @usableFromInline
     mutating func receive(_ fragment: UnsafeRawBufferPointer, now: Duration, limits: ReassemblyLimits,
                           statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
-        let header = CompactHeader(fragment[0])
-        let payload = UnsafeRawBufferPointer(rebasing: fragment[1...])
-        let index = Int(header.slot)
+        let minimum = WireFormat.compact.minimumFragmentLength
+        guard fragment.count >= minimum else {
+            throw .malformedFragment(.tooShort(length: fragment.count, minimum: minimum))
+        }
+        let header = CompactHeader(fragment.load(as: UInt8.self))
+        let payload = UnsafeRawBufferPointer(rebasing: fragment[CompactHeader.length...])
+        return try Self.receive(header, payload, now: now, limits: limits, statistics: &statistics,
+                                slot: &slots[Int(header.slot)], holdings: &holdings)
+    }
 
+    @inline(__always)
+    private static func receive(_ header: CompactHeader, _ payload: UnsafeRawBufferPointer, now: Duration,
+                                limits: ReassemblyLimits, statistics: inout ReassemblyStatistics,
+                                slot: inout Slot, holdings: inout Holdings) throws(WireError) -> ReassemblyOutcome {
         // A repeat of the latest fragment of the message in progress, or of the final fragment of
         // the slot's last delivered message (its only one, for a single-fragment message).
-        switch slots[index].state {
-        case .assembling where isRepeat(of: slots[index], header, payload),
+        switch slot.state {
+        case .assembling where isRepeat(of: slot, header, payload),
              .idle(header.sequence?) where header.isLast:
             statistics.duplicatesDropped += 1
             return .duplicate
@@ -46,55 +70,55 @@ struct CompactPeer: Sendable {
         }
 
         if header.isFirst {
-            if case .assembling = slots[index].state {
-                free(index, then: .idle(lastFinal: nil))
+            if case .assembling = slot.state {
+                free(&slot, &holdings, then: .idle(lastFinal: nil))
                 statistics.messagesAbandoned += 1
             }
-            guard messagesInFlight < limits.maximumMessagesInFlight else {
-                slots[index].state = header.isLast ? .idle(lastFinal: nil) : .discarding
+            guard holdings.messagesInFlight < limits.maximumMessagesInFlight else {
+                slot.state = header.isLast ? .idle(lastFinal: nil) : .discarding
                 throw .tooManyMessagesInFlight(limit: limits.maximumMessagesInFlight)
             }
-            slots[index].state = .assembling
-            messagesInFlight += 1
+            slot.state = .assembling
+            holdings.messagesInFlight += 1
         } else {
-            switch slots[index].state {
+            switch slot.state {
             case .idle:
                 throw .malformedFragment(.unexpectedContinuation(slot: header.slot))
             case .discarding:
-                if header.isLast { slots[index].state = .idle(lastFinal: nil) }
+                if header.isLast { slot.state = .idle(lastFinal: nil) }
                 statistics.fragmentsDiscarded += 1
                 return .discarded
             case .assembling:
-                let expected = (slots[index].lastSequence &+ 1) & 7
+                let expected = (slot.lastSequence &+ 1) & 7
                 guard header.sequence == expected else {
-                    free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
+                    free(&slot, &holdings, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
                     throw .malformedFragment(.sequenceGap(slot: header.slot, expected: expected, received: header.sequence))
                 }
             }
         }
 
         // Bounds, then keep the bytes.
-        let size = slots[index].buffer.count + payload.count
+        let size = slot.buffer.count + payload.count
         guard size <= limits.maximumMessageSize + 4 else {
-            free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
+            free(&slot, &holdings, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
             throw .messageTooLarge(size: size - Swift.min(4, size), maximum: limits.maximumMessageSize)
         }
-        guard bufferedBytes + payload.count <= limits.maximumBufferedBytes else {
-            let wanted = bufferedBytes + payload.count
-            free(index, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
+        guard holdings.bufferedBytes + payload.count <= limits.maximumBufferedBytes else {
+            let wanted = holdings.bufferedBytes + payload.count
+            free(&slot, &holdings, then: header.isLast ? .idle(lastFinal: nil) : .discarding)
             throw .bufferLimitExceeded(bytes: wanted, limit: limits.maximumBufferedBytes)
         }
-        slots[index].buffer.append(contentsOf: payload)
-        slots[index].lastSequence = header.sequence
-        slots[index].lastLength = payload.count
-        slots[index].lastActivity = now
-        bufferedBytes += payload.count
+        slot.buffer.append(contentsOf: payload)
+        slot.lastSequence = header.sequence
+        slot.lastLength = payload.count
+        slot.lastActivity = now
+        holdings.bufferedBytes += payload.count
         guard header.isLast else { return .incomplete }
-        return try complete(index, finalSequence: header.sequence, statistics: &statistics)
+        return try complete(&slot, &holdings, slot: header.slot, finalSequence: header.sequence, statistics: &statistics)
     }
 
     /// Whether the fragment repeats the slot's latest one: same sequence number, same bytes.
-    private func isRepeat(of slot: Slot, _ header: CompactHeader, _ payload: UnsafeRawBufferPointer) -> Bool {
+    private static func isRepeat(of slot: Slot, _ header: CompactHeader, _ payload: UnsafeRawBufferPointer) -> Bool {
         guard header.sequence == slot.lastSequence, payload.count == slot.lastLength else { return false }
         // The latest fragment's bytes are the buffer's tail (first fragments included).
         return slot.buffer.withUnsafeBytes { buffer in
@@ -102,31 +126,32 @@ struct CompactPeer: Sendable {
         }
     }
 
-    private mutating func complete(_ index: Int, finalSequence: UInt8, statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
-        var stream = slots[index].buffer
-        free(index, then: .idle(lastFinal: finalSequence))
+    private static func complete(_ slot: inout Slot, _ holdings: inout Holdings, slot index: UInt8, finalSequence: UInt8,
+                                 statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
+        var stream = slot.buffer
+        free(&slot, &holdings, then: .idle(lastFinal: finalSequence))
         guard stream.count >= 4 else {
-            throw .malformedFragment(.missingChecksum(slot: UInt8(index)))
+            throw .malformedFragment(.missingChecksum(slot: index))
         }
         let expected = stream.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: $0.count - 4, as: UInt32.self)) }
         stream.removeLast(4)
-        let computed = CRC32.checksum(stream)
+        let computed = stream.withUnsafeBytes { CRC32.checksum($0) }
         guard computed == expected else {
-            throw .checksumMismatch(expected: expected, computed: computed, message: .slot(UInt8(index)))
+            throw .checksumMismatch(expected: expected, computed: computed, message: .slot(index))
         }
         statistics.messagesDelivered += 1
         return .message(stream)
     }
 
     /// Releases a slot's message and its bytes.
-    private mutating func free(_ index: Int, then state: State) {
-        if case .assembling = slots[index].state {
-            messagesInFlight -= 1
-            bufferedBytes -= slots[index].buffer.count
+    private static func free(_ slot: inout Slot, _ holdings: inout Holdings, then state: State) {
+        if case .assembling = slot.state {
+            holdings.messagesInFlight -= 1
+            holdings.bufferedBytes -= slot.buffer.count
         }
-        slots[index].buffer = []
-        slots[index].lastActivity = nil
-        slots[index].state = state
+        slot.buffer = []
+        slot.lastActivity = nil
+        slot.state = state
     }
 
     /// Drops messages idle for `timeout` or longer; returns them with the bytes they held.
@@ -136,7 +161,7 @@ struct CompactPeer: Sendable {
             guard case .assembling = slots[index].state, let last = slots[index].lastActivity,
                   now - last >= timeout else { continue }
             expired.append((.slot(UInt8(index)), slots[index].buffer.count))
-            free(index, then: .idle(lastFinal: nil))
+            Self.free(&slots[index], &holdings, then: .idle(lastFinal: nil))
         }
         return expired
     }

@@ -124,9 +124,9 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
     /// The number of fragments.
     public let count: Int
     /// Always 0.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// ``count``.
-    public var endIndex: Int { count }
+    @inlinable public var endIndex: Int { count }
 
     init(compact message: [UInt8], checksum: UInt32, slot: UInt8, firstSequence: UInt8, maximumFragmentLength: Int) {
         let capacity = maximumFragmentLength - CompactHeader.length
@@ -187,6 +187,7 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
 
     /// The range of ``wireBytes`` that fragment `position` (0-based) occupies. A position outside
     /// `0..<count` is a programming error and traps, as for an array.
+    @inlinable
     public func range(ofFragment position: Int) -> Range<Int> {
         precondition(indices.contains(position), "fragment index \(position) out of range 0..<\(count)")
         let start = position * maximumFragmentLength
@@ -200,16 +201,19 @@ public struct OutgoingMessage: RandomAccessCollection, Sendable {
     }
 
     /// The fragments as slices of ``wireBytes``: no copy, no allocation per fragment.
-    public var slices: Slices { Slices(message: self) }
+    @inlinable public var slices: Slices { Slices(message: self) }
 
     /// The fragments of an ``OutgoingMessage`` as slices of its ``OutgoingMessage/wireBytes``.
+    // Inlinable, as a sender walks them once per fragment.
     public struct Slices: RandomAccessCollection, Sendable {
-        let message: OutgoingMessage
+        @usableFromInline let message: OutgoingMessage
+        @usableFromInline init(message: OutgoingMessage) { self.message = message }
         /// Always 0.
-        public var startIndex: Int { 0 }
+        @inlinable public var startIndex: Int { 0 }
         /// The number of fragments.
-        public var endIndex: Int { message.count }
+        @inlinable public var endIndex: Int { message.count }
         /// Fragment `position`, sharing the message's buffer.
+        @inlinable
         public subscript(position: Int) -> ArraySlice<UInt8> {
             message.wireBytes[message.range(ofFragment: position)]
         }

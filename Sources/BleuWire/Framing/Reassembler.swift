@@ -20,20 +20,33 @@ where Instant.Duration == Duration {
     /// The bounds applied from the next fragment on.
     public var limits: ReassemblyLimits
     /// What happened so far.
-    public private(set) var statistics = ReassemblyStatistics()
-    private var compactPeers: [Peer: CompactPeer] = [:]
-    private var bleu24Peers: [Peer: Bleu24Peer] = [:]
+    public var statistics: ReassemblyStatistics { counts }
+
+    // The per-fragment path is split in two. What depends on the caller's types — turning the
+    // instant into an offset, finding the peer — is `@inlinable`, so that it is specialised for
+    // the caller's `Peer` and `Instant` (in generic form, `Instant.duration(to:)` and a
+    // dictionary lookup cost hundreds of instructions a fragment). The peers' state machines
+    // (`CompactPeer`, `Bleu24Peer`) are not generic and stay compiled once, here.
+    @usableFromInline var counts = ReassemblyStatistics()
+    @usableFromInline var compactPeers: [Peer: CompactPeer] = [:]
+    @usableFromInline var bleu24Peers: [Peer: Bleu24Peer] = [:]
+    /// The peer of the latest fragment and its entry, so that a run of fragments from one peer
+    /// looks it up once. Cleared whenever a table gains or loses an entry (which may move the
+    /// others); changing an entry's value in place keeps every index valid.
+    @usableFromInline var recentCompact: (peer: Peer, entry: Dictionary<Peer, CompactPeer>.Index)?
+    @usableFromInline var recentBleu24: (peer: Peer, entry: Dictionary<Peer, Bleu24Peer>.Index)?
     /// The first instant seen; per-peer state keeps times as offsets from it, so that it needs no
     /// generic clock type (and is compiled once, fully specialised).
-    private var origin: Instant?
+    @usableFromInline var origin: Instant?
 
     /// `now` as an offset from ``origin``.
-    private mutating func offset(_ now: Instant) -> Duration {
-        guard let origin else {
-            origin = now
-            return .zero
-        }
-        return origin.duration(to: now)
+    @inlinable
+    mutating func offset(_ now: Instant) -> Duration {
+        // Optional chaining borrows the stored origin where `if let` would copy it out, which
+        // for a resilient instant type (`ContinuousClock.Instant`) goes through value witnesses.
+        if let offset = origin?.duration(to: now) { return offset }
+        origin = now
+        return .zero
     }
 
     /// A reassembler holding nothing yet, for fragments in `format`, within `limits`.
@@ -51,53 +64,84 @@ where Instant.Duration == Duration {
     ///   ``WireError/bufferLimitExceeded(bytes:limit:)``, ``WireError/tooManyPeers(limit:)``). Every
     ///   refusal frees what was held for that message; later fragments of a refused message are
     ///   ``ReassemblyOutcome/discarded``.
+    @inlinable
     public mutating func receive<Bytes: Sequence<UInt8>>(_ fragment: Bytes, from peer: Peer, now: Instant) throws(WireError) -> ReassemblyOutcome {
+        let at = offset(now)
         let result: Result<ReassemblyOutcome, WireError>? = fragment.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(WireError) in try receive(UnsafeRawBufferPointer(buffer), from: peer, now: now) }
+            Result { () throws(WireError) in try receive(UnsafeRawBufferPointer(buffer), from: peer, at: at) }
         }
         if let result { return try result.get() }
         let copy = Array(fragment)
         return try copy.withUnsafeBytes { buffer in
-            Result { () throws(WireError) in try receive(buffer, from: peer, now: now) }
+            Result { () throws(WireError) in try receive(buffer, from: peer, at: at) }
         }.get()
     }
 
-    private mutating func receive(_ fragment: UnsafeRawBufferPointer, from peer: Peer, now: Instant) throws(WireError) -> ReassemblyOutcome {
+    /// One fragment from a peer, at offset `at`: its entry (from the latest fragment's when the
+    /// peer is the same), then the peer's state machine.
+    @inlinable
+    mutating func receive(_ fragment: UnsafeRawBufferPointer, from peer: Peer, at: Duration) throws(WireError) -> ReassemblyOutcome {
         do throws(WireError) {
-            let minimum = format == .compact ? format.minimumFragmentLength : format.headerLength
-            guard fragment.count >= minimum else {
-                throw WireError.malformedFragment(.tooShort(length: fragment.count, minimum: minimum))
-            }
             switch format {
-            // One hash of the peer per fragment: its entry is found once and mutated in place.
             case .compact:
-                var entry = compactPeers.index(forKey: peer)
-                if entry == nil {
-                    try makeRoom()
-                    compactPeers[peer] = CompactPeer()
-                    entry = compactPeers.index(forKey: peer)
+                let entry: Dictionary<Peer, CompactPeer>.Index
+                if let recent = recentCompact, recent.peer == peer {
+                    entry = recent.entry
+                } else if let found = compactPeers.index(forKey: peer) {
+                    entry = found
+                    recentCompact = (peer, found)
+                } else {
+                    return try receiveFromNewPeer(fragment, from: peer, at: at)
                 }
-                let at = offset(now)
-                return try compactPeers.values[entry!].receive(fragment, now: at, limits: limits, statistics: &statistics)
+                return try compactPeers.values[entry].receive(fragment, now: at, limits: limits, statistics: &counts)
             case .bleu24:
-                var entry = bleu24Peers.index(forKey: peer)
-                if entry == nil {
-                    try makeRoom()
-                    bleu24Peers[peer] = Bleu24Peer()
-                    entry = bleu24Peers.index(forKey: peer)
+                let entry: Dictionary<Peer, Bleu24Peer>.Index
+                if let recent = recentBleu24, recent.peer == peer {
+                    entry = recent.entry
+                } else if let found = bleu24Peers.index(forKey: peer) {
+                    entry = found
+                    recentBleu24 = (peer, found)
+                } else {
+                    return try receiveFromNewPeer(fragment, from: peer, at: at)
                 }
-                let at = offset(now)
-                return try bleu24Peers.values[entry!].receive(fragment, now: at, limits: limits, statistics: &statistics)
+                return try bleu24Peers.values[entry].receive(fragment, now: at, limits: limits, statistics: &counts)
             }
         } catch {
-            statistics.rejections += 1
+            counts.rejections += 1
             throw error
         }
+    }
+
+    /// The first fragment from a peer without an entry: checked for length before the peer takes
+    /// a place in the table (making room if it must).
+    @usableFromInline
+    mutating func receiveFromNewPeer(_ fragment: UnsafeRawBufferPointer, from peer: Peer, at: Duration) throws(WireError) -> ReassemblyOutcome {
+        let minimum = format == .compact ? format.minimumFragmentLength : format.headerLength
+        guard fragment.count >= minimum else {
+            throw WireError.malformedFragment(.tooShort(length: fragment.count, minimum: minimum))
+        }
+        try makeRoom()
+        forgetRecentEntries()
+        switch format {
+        case .compact:
+            compactPeers[peer] = CompactPeer()
+            return try compactPeers[peer]!.receive(fragment, now: at, limits: limits, statistics: &counts)
+        case .bleu24:
+            bleu24Peers[peer] = Bleu24Peer()
+            return try bleu24Peers[peer]!.receive(fragment, now: at, limits: limits, statistics: &counts)
+        }
+    }
+
+    /// Drops the cached entries: a table is about to gain or lose one.
+    private mutating func forgetRecentEntries() {
+        recentCompact = nil
+        recentBleu24 = nil
     }
 
     /// Before a new peer is added: evicts an idle peer if the table is full, else refuses.
     private mutating func makeRoom() throws(WireError) {
         guard peerCount >= limits.maximumPeers else { return }
+        forgetRecentEntries()
         if let idle = compactPeers.first(where: { $0.value.isIdle })?.key {
             compactPeers[idle] = nil
         } else if let idle = bleu24Peers.first(where: { $0.value.isIdle })?.key {
@@ -117,6 +161,7 @@ where Instant.Duration == Duration {
         }
         var expired: [ReassemblyTimeout<Peer>] = []
         let now = offset(now)
+        forgetRecentEntries()
         for peer in Array(compactPeers.keys) {
             for (id, bytes) in compactPeers[peer]!.expire(now: now, timeout: limits.timeout) {
                 expired.append(ReassemblyTimeout(peer: peer, message: id, receivedBytes: bytes))
@@ -127,7 +172,7 @@ where Instant.Duration == Duration {
                 expired.append(ReassemblyTimeout(peer: peer, message: id, receivedBytes: bytes))
             }
         }
-        statistics.messagesTimedOut += expired.count
+        counts.messagesTimedOut += expired.count
         return expired
     }
 
@@ -141,6 +186,7 @@ where Instant.Duration == Duration {
 
     /// Forgets everything about `peer`, such as when it disconnects.
     public mutating func removePeer(_ peer: Peer) {
+        forgetRecentEntries()
         compactPeers[peer] = nil
         bleu24Peers[peer] = nil
     }
