@@ -1,7 +1,8 @@
 import Foundation
 
-/// The `Decoder` handed to `init(from:)`: one parsed item and the path that led to it. It also
-/// holds the conversions from items to Swift values that its containers share.
+/// The `Decoder` handed to `init(from:)` on the tree path: one parsed item and the path that led
+/// to it. The conversions from items to Swift values, which both paths share, are on
+/// ``CBORDecoder`` (below).
 final class CBORDecoderState: Decoder {
     let value: CBORValue
     let options: CBORDecoder
@@ -16,7 +17,7 @@ final class CBORDecoderState: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .map(let entries) = value else {
-            throw mismatch([String: CBORValue].self, value, codingPath, expected: "a map")
+            throw options.mismatch([String: CBORValue].self, value, codingPath, expected: "a map")
         }
         return KeyedDecodingContainer(CBORKeyedDecodingContainer<Key>(decoder: self, entries: entries, codingPath: codingPath))
     }
@@ -30,59 +31,66 @@ final class CBORDecoderState: Decoder {
             // The container reads the bytes themselves: no item per byte.
             return CBORUnkeyedDecodingContainer(decoder: self, bytes: bytes, codingPath: codingPath)
         default:
-            throw mismatch([CBORValue].self, value, codingPath, expected: "an array")
+            throw options.mismatch([CBORValue].self, value, codingPath, expected: "an array")
         }
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         CBORSingleValueDecodingContainer(decoder: self)
     }
+}
 
-    // MARK: - Conversions
-
+/// Conversions from parsed items to Swift values, shared by the tree path and the single-pass
+/// path so that both accept and refuse exactly the same items.
+extension CBORDecoder {
     func mismatch(_ type: Any.Type, _ value: CBORValue, _ path: @autoclosure () -> [any CodingKey], expected: String) -> DecodingError {
         .typeMismatch(type, .init(codingPath: path(), debugDescription: "expected \(expected), found \(value.kindDescription)"))
     }
 
-    /// Decodes any `Decodable`, taking the codec's own representations of primitives and of
-    /// `Data`, `Date`, `UUID`, `URL` and ``CBORValue`` first.
-    func decode<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
+    /// Decodes any `Decodable` from a parsed item, taking the codec's own representations of
+    /// primitives and of `Data`, `Date`, `UUID`, `URL` and ``CBORValue`` first.
+    func decodeItem<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
         if let special = try decodeSpecial(type, from: value, codingPath: codingPath()) {
             return special
         }
-        return try T(from: CBORDecoderState(value: value, options: options, codingPath: codingPath()))
+        return try T(from: CBORDecoderState(value: value, options: self, codingPath: codingPath()))
     }
 
-    private func decodeSpecial<T: Decodable>(_ type: T.Type, from value: CBORValue, codingPath path: @autoclosure () -> [any CodingKey]) throws -> T? {
+    /// `T` in the codec's own representation, if it has one (the primitives, `Data`, `[UInt8]`
+    /// from a byte string, `UUID`, `Date`, `URL`, ``CBORValue``); `nil` when `T` decodes itself.
+    /// `value` is asked for only when `T` is one of those types, so the single-pass path can
+    /// offer its item without parsing it.
+    func decodeSpecial<T: Decodable>(_ type: T.Type, from value: @autoclosure () throws -> CBORValue,
+                                     codingPath path: @autoclosure () -> [any CodingKey]) throws -> T? {
         // Comparing metatypes is cheap; each cast below only runs once the type is known.
-        if T.self == String.self { return try string(value, path()) as? T }
-        if T.self == Int.self { return try integer(Int.self, value, path()) as? T }
-        if T.self == Bool.self { return try bool(value, path()) as? T }
-        if T.self == Double.self { return try double(value, path()) as? T }
-        if T.self == UInt64.self { return try integer(UInt64.self, value, path()) as? T }
-        if T.self == CBORValue.self { return value as? T }
+        if T.self == String.self { return try string(value(), path()) as? T }
+        if T.self == Int.self { return try integer(Int.self, value(), path()) as? T }
+        if T.self == Bool.self { return try bool(value(), path()) as? T }
+        if T.self == Double.self { return try double(value(), path()) as? T }
+        if T.self == UInt64.self { return try integer(UInt64.self, value(), path()) as? T }
+        if T.self == CBORValue.self { return try value() as? T }
         if T.self == Data.self {
-            guard case .byteString(let bytes) = value else { return nil }  // else Data's own shape
+            guard case .byteString(let bytes) = try value() else { return nil }  // else Data's own shape
             return Data(bytes) as? T
         }
         if T.self == [UInt8].self {
-            guard case .byteString(let bytes) = value else { return nil }  // else an array of integers
+            guard case .byteString(let bytes) = try value() else { return nil }  // else an array of integers
             return bytes as? T
         }
-        if T.self == UUID.self { return try uuid(value, path()) as? T }
-        if T.self == Date.self { return try date(value, path()) as? T }
-        if T.self == URL.self { return try url(value, path()) as? T }
-        if T.self == Int8.self { return try integer(Int8.self, value, path()) as? T }
-        if T.self == Int16.self { return try integer(Int16.self, value, path()) as? T }
-        if T.self == Int32.self { return try integer(Int32.self, value, path()) as? T }
-        if T.self == Int64.self { return try integer(Int64.self, value, path()) as? T }
-        if T.self == Int128.self { return try integer(Int128.self, value, path()) as? T }
-        if T.self == UInt.self { return try integer(UInt.self, value, path()) as? T }
-        if T.self == UInt8.self { return try integer(UInt8.self, value, path()) as? T }
-        if T.self == UInt16.self { return try integer(UInt16.self, value, path()) as? T }
-        if T.self == UInt32.self { return try integer(UInt32.self, value, path()) as? T }
-        if T.self == UInt128.self { return try integer(UInt128.self, value, path()) as? T }
-        if T.self == Float.self { return try float(value, path()) as? T }
+        if T.self == UUID.self { return try uuid(value(), path()) as? T }
+        if T.self == Date.self { return try date(value(), path()) as? T }
+        if T.self == URL.self { return try url(value(), path()) as? T }
+        if T.self == Int8.self { return try integer(Int8.self, value(), path()) as? T }
+        if T.self == Int16.self { return try integer(Int16.self, value(), path()) as? T }
+        if T.self == Int32.self { return try integer(Int32.self, value(), path()) as? T }
+        if T.self == Int64.self { return try integer(Int64.self, value(), path()) as? T }
+        if T.self == Int128.self { return try integer(Int128.self, value(), path()) as? T }
+        if T.self == UInt.self { return try integer(UInt.self, value(), path()) as? T }
+        if T.self == UInt8.self { return try integer(UInt8.self, value(), path()) as? T }
+        if T.self == UInt16.self { return try integer(UInt16.self, value(), path()) as? T }
+        if T.self == UInt32.self { return try integer(UInt32.self, value(), path()) as? T }
+        if T.self == UInt128.self { return try integer(UInt128.self, value(), path()) as? T }
+        if T.self == Float.self { return try float(value(), path()) as? T }
         return nil
     }
 
@@ -207,7 +215,7 @@ final class CBORDecoderState: Decoder {
             throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\"\(text)\" is not an RFC 3339 date"))
         case .float, .unsignedInteger, .negativeInteger:
             let seconds = try double(value, path())
-            switch options.dateDecoding {
+            switch dateDecoding {
             case .epochTime: return Date(timeIntervalSince1970: seconds)
             case .secondsSinceReferenceDate: return Date(timeIntervalSinceReferenceDate: seconds)
             }

@@ -12,7 +12,7 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         self.decoder = decoder
         self.entries = entries
         self.codingPath = codingPath
-        if entries.count > 12 {
+        if entries.count > LinearDecoding.largestScannedMap {
             var text: [String: Int] = [:]
             var integer: [Int: Int] = [:]
             for (position, entry) in entries.enumerated() {  // the last of duplicate keys wins
@@ -31,11 +31,20 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     var allKeys: [Key] {
-        entries.compactMap { entry in
-            if case .textString(let s) = entry.key { return Key(stringValue: s) }
-            if let n = entry.key.int64Value, let i = Int(exactly: n) { return Key(intValue: i) }
-            return nil
-        }
+        entries.compactMap { Self.codingKey($0.key) }
+    }
+
+    /// The coding key a map key stands for: text by its `stringValue`, an integer by its
+    /// `intValue`; `nil` for other keys (both paths list keys this way).
+    static func codingKey(_ key: CBORValue) -> Key? {
+        if case .textString(let s) = key { return Key(stringValue: s) }
+        if let n = key.int64Value, let i = Int(exactly: n) { return Key(intValue: i) }
+        return nil
+    }
+
+    /// The error for a key the map does not have (both paths throw it).
+    static func keyNotFound(_ key: Key, _ codingPath: [any CodingKey]) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for key \"\(key.stringValue)\""))
     }
 
     /// The value for `key`: a text key equal to its `stringValue` first, else an integer key
@@ -64,9 +73,7 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     private func value(_ key: Key) throws -> CBORValue {
-        guard let value = find(key) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for key \"\(key.stringValue)\""))
-        }
+        guard let value = find(key) else { throw Self.keyNotFound(key, codingPath) }
         return value
     }
 
@@ -76,25 +83,25 @@ struct CBORKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try value(key).isNull
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(value(key), codingPath + [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.string(value(key), codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.double(value(key), codingPath + [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.float(value(key), codingPath + [key]) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.integer(type, value(key), codingPath + [key]) }
-    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decoder.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.options.bool(value(key), codingPath + [key]) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.options.string(value(key), codingPath + [key]) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.options.double(value(key), codingPath + [key]) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.options.float(value(key), codingPath + [key]) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.options.integer(type, value(key), codingPath + [key]) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decoder.options.integer(type, value(key), codingPath + [key]) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decode(type, from: value(key), codingPath: codingPath + [key])
+        try decoder.options.decodeItem(type, from: value(key), codingPath: codingPath + [key])
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -159,50 +166,51 @@ struct CBORUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elementCount }
     private var path: [any CodingKey] { codingPath + [CBORCodingKey(index: currentIndex)] }
 
+    /// The error for reading past the last element (both paths throw it).
+    static func noMoreElements(_ type: Any.Type, _ path: [any CodingKey], count: Int) -> DecodingError {
+        .valueNotFound(type, .init(codingPath: path, debugDescription: "the array has no more elements (\(count) in all)"))
+    }
+
     /// The next item, consumed only when `read` succeeds.
     private mutating func next<T>(_ type: T.Type, _ read: (CBORDecoderState, CBORValue, [any CodingKey]) throws -> T) throws -> T {
-        guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "the array has no more elements (\(elementCount) in all)"))
-        }
+        guard !isAtEnd else { throw Self.noMoreElements(type, path, count: elementCount) }
         let result = try read(decoder, element(currentIndex), path)
         currentIndex += 1
         return result
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Never?.self, .init(codingPath: path, debugDescription: "the array has no more elements (\(elementCount) in all)"))
-        }
+        guard !isAtEnd else { throw Self.noMoreElements(Never?.self, path, count: elementCount) }
         guard element(currentIndex).isNull else { return false }
         currentIndex += 1
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.bool($1, $2) } }
-    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.string($1, $2) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.double($1, $2) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.float($1, $2) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: Int128.Type) throws -> Int128 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.integer(type, $1, $2) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next(type) { try $0.options.bool($1, $2) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type) { try $0.options.string($1, $2) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next(type) { try $0.options.double($1, $2) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next(type) { try $0.options.float($1, $2) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next(type) { try $0.options.integer(type, $1, $2) } }
     mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
         if case .bytes(let bytes) = elements, currentIndex < bytes.count {
             defer { currentIndex += 1 }
             return bytes[currentIndex]
         }
-        return try next(type) { try $0.integer(type, $1, $2) }
+        return try next(type) { try $0.options.integer(type, $1, $2) }
     }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.integer(type, $1, $2) } }
-    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try next(type) { try $0.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next(type) { try $0.options.integer(type, $1, $2) } }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try next(type) { try $0.options.integer(type, $1, $2) } }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try next(type) { try $0.decode(type, from: $1, codingPath: $2) }
+        try next(type) { try $0.options.decodeItem(type, from: $1, codingPath: $2) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -228,24 +236,24 @@ struct CBORSingleValueDecodingContainer: SingleValueDecodingContainer {
     private var value: CBORValue { decoder.value }
 
     func decodeNil() -> Bool { value.isNull }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(value, codingPath) }
-    func decode(_ type: String.Type) throws -> String { try decoder.string(value, codingPath) }
-    func decode(_ type: Double.Type) throws -> Double { try decoder.double(value, codingPath) }
-    func decode(_ type: Float.Type) throws -> Float { try decoder.float(value, codingPath) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: Int128.Type) throws -> Int128 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(type, value, codingPath) }
-    func decode(_ type: UInt128.Type) throws -> UInt128 { try decoder.integer(type, value, codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.options.bool(value, codingPath) }
+    func decode(_ type: String.Type) throws -> String { try decoder.options.string(value, codingPath) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.options.double(value, codingPath) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.options.float(value, codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: Int128.Type) throws -> Int128 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.options.integer(type, value, codingPath) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try decoder.options.integer(type, value, codingPath) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decode(type, from: value, codingPath: codingPath)
+        try decoder.options.decodeItem(type, from: value, codingPath: codingPath)
     }
 }

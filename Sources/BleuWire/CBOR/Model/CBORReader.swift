@@ -7,9 +7,10 @@ struct CBORReader {
     private let limits: CBORDecodingLimits
     private(set) var offset = 0
 
-    init(_ buffer: UnsafeRawBufferPointer, limits: CBORDecodingLimits) {
+    init(_ buffer: UnsafeRawBufferPointer, limits: CBORDecodingLimits, at offset: Int = 0) {
         self.base = buffer
         self.limits = limits
+        self.offset = offset
     }
 
     /// Parses one item that must fill `buffer`.
@@ -56,15 +57,30 @@ struct CBORReader {
         return Int(length)
     }
 
-    mutating func readItem(depth: Int) throws(CBORError) -> CBORValue {
+    /// The head of an item: its major type, additional information and argument (0 for an
+    /// indefinite length, `info` 31, whose caller reads on itself).
+    struct Head {
+        let major: UInt8
+        let info: UInt8
+        let argument: UInt64
+    }
+
+    /// Reads the head of the item at ``offset``: the initial byte and the argument after it.
+    mutating func readHead() throws(CBORError) -> Head {
         let start = offset
         let initial = try readByte()
-        let major = initial >> 5
         let info = initial & 0x1F
+        if info == 31 { return Head(major: initial >> 5, info: info, argument: 0) }
+        return Head(major: initial >> 5, info: info, argument: try readArgument(info, at: start))
+    }
+
+    mutating func readItem(depth: Int) throws(CBORError) -> CBORValue {
+        let start = offset
+        let head = try readHead()
+        let (major, info, argument) = (head.major, head.info, head.argument)
         if info == 31 {
             return try readIndefinite(major, depth: depth, at: start)
         }
-        let argument = try readArgument(info, at: start)
         switch major {
         case 0:
             return .unsignedInteger(argument)
@@ -105,6 +121,66 @@ struct CBORReader {
         guard depth <= limits.maximumDepth else {
             throw .depthLimitExceeded(limit: limits.maximumDepth, offset: start)
         }
+    }
+
+    // MARK: - Checking without building, for the decoder's single-pass path
+
+    /// Checks one item as ``readItem(depth:)`` reads it — through the same helpers, so under the
+    /// same limits and rules — building nothing. Returns `false` at the first indefinite-length
+    /// item, which this walk leaves to ``readItem(depth:)``; `true` means `readItem` accepts the
+    /// same bytes. A caller reports errors by parsing again with `readItem`, the one source of them.
+    mutating func checkItem(depth: Int) throws(CBORError) -> Bool {
+        let start = offset
+        let head = try readHead()
+        if head.info == 31 { return false }
+        switch head.major {
+        case 0, 1:
+            return true
+        case 2, 3:
+            let count = try checkedLength(head.argument, limit: limits.maximumStringLength, elementSize: 1, at: start)
+            if head.major == 3, !Self.isValidText(UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])) {
+                throw .invalidUTF8(offset: start)
+            }
+            offset += count
+            return true
+        case 4, 5:
+            let itemsPerElement = Int(head.major) - 3  // an array element is one item, a map pair two
+            let count = try checkedLength(head.argument, limit: limits.maximumCollectionCount, elementSize: itemsPerElement, at: start)
+            try checkDepth(depth + 1, at: start)
+            for _ in 0..<count * itemsPerElement {
+                guard try checkItem(depth: depth + 1) else { return false }
+            }
+            return true
+        case 6:
+            try checkDepth(depth + 1, at: start)
+            return try checkItem(depth: depth + 1)
+        default:
+            _ = try readSimple(head.info, head.argument, at: start)
+            return true
+        }
+    }
+
+    /// Moves past one item of input that ``checkItem(depth:)`` accepted (definite lengths only),
+    /// without recursion.
+    mutating func skipCheckedItem() throws(CBORError) {
+        var pending = 1
+        while pending > 0 {
+            pending -= 1
+            let head = try readHead()
+            switch head.major {
+            case 2, 3: offset += Int(head.argument)
+            case 4: pending += Int(head.argument)
+            case 5: pending += 2 * Int(head.argument)
+            case 6: pending += 1
+            default: break
+            }
+        }
+    }
+
+    /// The `count` bytes at ``offset`` of input already checked, and moves past them.
+    mutating func readCheckedBytes(_ count: Int) -> UnsafeRawBufferPointer {
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: base[offset..<offset + count])
     }
 
     private mutating func readByteString(_ length: UInt64, at start: Int) throws(CBORError) -> [UInt8] {
@@ -197,6 +273,12 @@ struct CBORReader {
             return String(decoding: bytes, as: UTF8.self)
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether `utf8` is valid UTF-8: ``validatedText(_:)`` without keeping the text.
+    static func isValidText(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
+        return bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Consumes a "break" byte if one is next; throws at the end of input.
