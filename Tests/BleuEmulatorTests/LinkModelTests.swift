@@ -141,6 +141,44 @@ struct LinkModelTests {
         #expect(kbps(sent[1]!) > reference * 0.3 && kbps(sent[2]!) > reference * 0.3, "both get a fair share")
     }
 
+    @Test("many links on one radio: the shared-radio limit, and the interval that lifts it")
+    func sharedRadioLimit() {
+        let reference = LinkGoodput.referenceKilobitsPerSecond(phy: .le2M, dataLength: 251)
+        // One connection: the single-link figure with connection events.
+        let one = LinkGoodput.sharedRadioKilobitsPerSecond(links: 1, phy: .le2M, dataLength: 251, interval: .milliseconds(100))
+        let events = LinkGoodput.connectionEventKilobitsPerSecond(phy: .le2M, dataLength: 251, interval: .milliseconds(100))
+        #expect(abs(one / events - 1) < 0.01, "\(one) against \(events)")
+        // 100 connections at 30 ms: anchors 234–469 µs apart, shorter than one 1392 µs exchange,
+        // so each event carries one exchange and the air idles until the next free anchor.
+        let crowded = LinkGoodput.sharedRadioKilobitsPerSecond(links: 100, phy: .le2M, dataLength: 251, interval: .milliseconds(30))
+        print("LinkModelTests.sharedRadioLimit: 100 links at 30 ms \(crowded / reference) of the reference")
+        #expect(crowded < reference * 0.8 && crowded > reference * 0.6)
+        // At the interval that gives each link one exchange per event, the radio fills.
+        let interval = LinkGoodput.sharedRadioInterval(links: 100, phy: .le2M, dataLength: 251)
+        #expect(interval == .microseconds(178_750), "128 slots of 1392 µs, rounded up to 1.25 ms")
+        let spread = LinkGoodput.sharedRadioKilobitsPerSecond(links: 100, phy: .le2M, dataLength: 251, interval: interval)
+        print("LinkModelTests.sharedRadioLimit: 100 links at \(interval) \(spread / reference) of the reference")
+        #expect(spread > reference * 0.97 && spread <= reference * 1.0001)
+    }
+
+    @Test("the shared-radio interval: at least 7.5 ms, grows with the links, holds the exchanges asked for")
+    func sharedRadioInterval() {
+        #expect(LinkGoodput.sharedRadioInterval(links: 1, phy: .le2M, dataLength: 251) == .microseconds(7500))
+        #expect(LinkGoodput.sharedRadioInterval(links: 8, phy: .le1M, dataLength: 27) == .microseconds(7500))
+        let exchange = Int64(AirTime.exchangeMicroseconds(payload: 251, phy: .le1M))
+        for links in [3, 4, 5, 17, 64, 100] {
+            for perEvent in [1, 3] {
+                let interval = LinkGoodput.sharedRadioInterval(links: links, phy: .le1M, dataLength: 251, exchangesPerEvent: perEvent)
+                let slots = Int64(1) << Int64((links - 1).bitWidth - (links - 1).leadingZeroBitCount)
+                let microseconds = interval.microsecondsRoundedDown
+                #expect(microseconds % 1250 == 0)
+                #expect(microseconds / slots >= Int64(perEvent) * exchange, "\(links) links, \(perEvent) per event")
+                #expect((microseconds - 1250) / slots < Int64(perEvent) * exchange || microseconds == 7500, "the shortest such interval")
+            }
+        }
+        #expect(LinkGoodput.sharedRadioInterval(links: 4096, phy: .le1M, dataLength: 251) == .seconds(4), "at most 4 s")
+    }
+
     @Test("packets per connection event are capped")
     func packetLimit() {
         var radio = RadioSchedule()
