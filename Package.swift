@@ -36,7 +36,7 @@ let package = Package(
             name: "BleuCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore"]),
+        .testTarget(name: "BleuCoreTests", dependencies: ["BleuCore", "ProcessSupport"]),
         // The one ATT/GATT protocol implementation: PDUs, attribute database, access rules,
         // server and client procedures; both backends run it.
         .target(name: "BleuATT", dependencies: ["BleuCore"]),

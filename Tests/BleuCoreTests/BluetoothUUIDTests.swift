@@ -81,7 +81,7 @@ struct BluetoothUUIDTests {
 
     @Test("well-known UUIDs carry their SIG names")
     func names() {
-        #expect(BluetoothUUID.Service.battery.description == "180F (Battery)")
+        #expect(BluetoothUUID.Service.battery.description == "180F (Battery Service)")
         #expect(BluetoothUUID.Service.heartRate.name == "Heart Rate")
         #expect(BluetoothUUID.Service.environmentalSensing.name == "Environmental Sensing")
         #expect(BluetoothUUID.Characteristic.heartRateMeasurement.name == "Heart Rate Measurement")

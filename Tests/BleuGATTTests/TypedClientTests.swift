@@ -47,7 +47,7 @@ struct TypedClientTests {
             Issue.record("expected serviceNotFound, got \(String(describing: error))")
             return
         }
-        #expect(name == "Battery" && uuid == BatteryService.uuid)
+        #expect(name == "Battery Service" && uuid == BatteryService.uuid)
 
         let heartRate = try await fixture.client.discover(HeartRateService.self)
         #expect(await thrown { try await heartRate.write(.resetEnergyExpended, to: HeartRateService.controlPoint) } as? GATTError

@@ -23,7 +23,7 @@ public struct AdvertisingFlags: OptionSet, Sendable, Hashable, Codable {
 
 /// Manufacturer specific data (AD type 0xFF): a company identifier and the company's bytes.
 public struct ManufacturerData: Sendable, Hashable, Codable {
-    /// The Bluetooth SIG company identifier, such as 0x004C for Apple.
+    /// The Bluetooth SIG company identifier, such as 0x004C for Apple; ``company`` names it.
     public var companyID: UInt16
     /// The bytes after the company identifier.
     public var data: Data
@@ -56,7 +56,7 @@ public enum ADStructure: Sendable, Hashable {
     case connectionIntervalRange(minimum: UInt16, maximum: UInt16)
     /// Service data for a UUID of one width (0x16 16-bit, 0x20 32-bit, 0x21 128-bit).
     case serviceData(BluetoothUUID, Data, width: BluetoothUUID.Width)
-    /// Appearance (0x19), a value from the SIG's appearance table.
+    /// Appearance (0x19), a value from the SIG's appearance table (see ``Appearance``).
     case appearance(UInt16)
     /// Manufacturer Specific Data (0xFF).
     case manufacturerData(ManufacturerData)

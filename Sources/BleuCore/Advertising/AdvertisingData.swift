@@ -112,7 +112,8 @@ extension AdvertisingData {
         structures.lazy.compactMap { if case .manufacturerData(let m) = $0 { m } else { nil } }.first
     }
 
-    /// The appearance, if present.
+    /// The appearance, if present; `Appearance(value)` splits it into its named category and
+    /// subcategory.
     public var appearance: UInt16? {
         structures.lazy.compactMap { if case .appearance(let a) = $0 { a } else { nil } }.first
     }

@@ -1,4 +1,5 @@
-/// Well-known UUIDs from the Bluetooth SIG's Assigned Numbers, with their names.
+/// Well-known UUIDs from the Bluetooth SIG's Assigned Numbers, as constants; ``name`` names
+/// every assigned one.
 extension BluetoothUUID {
     /// GATT service UUIDs.
     public enum Service {
@@ -108,99 +109,15 @@ extension BluetoothUUID {
         public static let characteristic = BluetoothUUID(0x2803)
     }
 
-    /// The SIG-assigned name of a well-known UUID, such as `"Battery"` for `0x180F`;
-    /// `nil` when the UUID is not one this library knows.
+    /// The SIG-assigned name of the UUID, such as `"Battery Service"` for `0x180F` or
+    /// `"Battery Level"` for `0x2A19`; `nil` when the SIG has not assigned it (or it is a
+    /// vendor's 128-bit UUID).
+    ///
+    /// Every 16-bit service, characteristic and descriptor UUID of the SIG's assigned numbers
+    /// has its name here, with the GATT declarations (`0x2800` Primary Service, …), from tables
+    /// generated from the assigned-numbers data (see <doc:AssignedNumbers>).
     public var name: String? {
         guard let short = uuid16 else { return nil }
-        return Self.assignedNames[short]
+        return AssignedNames.uuidName(short)
     }
-
-    static let assignedNames: [UInt16: String] = [
-        // Services
-        0x1800: "Generic Access",
-        0x1801: "Generic Attribute",
-        0x1805: "Current Time",
-        0x1809: "Health Thermometer",
-        0x180A: "Device Information",
-        0x180D: "Heart Rate",
-        0x180F: "Battery",
-        0x181A: "Environmental Sensing",
-        // Declarations
-        0x2800: "Primary Service",
-        0x2801: "Secondary Service",
-        0x2802: "Include",
-        0x2803: "Characteristic",
-        // Descriptors
-        0x2900: "Characteristic Extended Properties",
-        0x2901: "Characteristic User Description",
-        0x2902: "Client Characteristic Configuration",
-        0x2903: "Server Characteristic Configuration",
-        0x2904: "Characteristic Presentation Format",
-        0x2905: "Characteristic Aggregate Format",
-        0x2906: "Valid Range",
-        // Characteristics
-        0x2A00: "Device Name",
-        0x2A01: "Appearance",
-        0x2A02: "Peripheral Privacy Flag",
-        0x2A03: "Reconnection Address",
-        0x2A04: "Peripheral Preferred Connection Parameters",
-        0x2A05: "Service Changed",
-        0x2A0F: "Local Time Information",
-        0x2A14: "Reference Time Information",
-        0x2A19: "Battery Level",
-        0x2A1C: "Temperature Measurement",
-        0x2A1D: "Temperature Type",
-        0x2A1E: "Intermediate Temperature",
-        0x2A21: "Measurement Interval",
-        0x2A23: "System ID",
-        0x2A24: "Model Number String",
-        0x2A25: "Serial Number String",
-        0x2A26: "Firmware Revision String",
-        0x2A27: "Hardware Revision String",
-        0x2A28: "Software Revision String",
-        0x2A29: "Manufacturer Name String",
-        0x2A2A: "IEEE 11073-20601 Regulatory Certification Data List",
-        0x2A2B: "Current Time",
-        0x2A2C: "Magnetic Declination",
-        0x2A37: "Heart Rate Measurement",
-        0x2A38: "Body Sensor Location",
-        0x2A39: "Heart Rate Control Point",
-        0x2A50: "PnP ID",
-        0x2A6C: "Elevation",
-        0x2A6D: "Pressure",
-        0x2A6E: "Temperature",
-        0x2A6F: "Humidity",
-        0x2A70: "True Wind Speed",
-        0x2A71: "True Wind Direction",
-        0x2A72: "Apparent Wind Speed",
-        0x2A73: "Apparent Wind Direction",
-        0x2A74: "Gust Factor",
-        0x2A75: "Pollen Concentration",
-        0x2A76: "UV Index",
-        0x2A77: "Irradiance",
-        0x2A78: "Rainfall",
-        0x2A79: "Wind Chill",
-        0x2A7A: "Heat Index",
-        0x2A7B: "Dew Point",
-        0x2A7D: "Descriptor Value Changed",
-        0x2AA0: "Magnetic Flux Density - 2D",
-        0x2AA1: "Magnetic Flux Density - 3D",
-        0x2AA3: "Barometric Pressure Trend",
-        0x2AA6: "Central Address Resolution",
-        0x2AC9: "Resolvable Private Address Only",
-        0x2B29: "Client Supported Features",
-        0x2B2A: "Database Hash",
-        0x2B3A: "Server Supported Features",
-        0x2B88: "Encrypted Data Key Material",
-        0x2BE9: "Battery Critical Status",
-        0x2BEA: "Battery Health Status",
-        0x2BEB: "Battery Health Information",
-        0x2BEC: "Battery Information",
-        0x2BED: "Battery Level Status",
-        0x2BEE: "Battery Time Status",
-        0x2BEF: "Estimated Service Date",
-        0x2BF0: "Battery Energy Status",
-        0x2BF5: "LE GATT Security Levels",
-        0x2BFF: "UDI for Medical Devices",
-    ]
 }

@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let battery = BluetoothUUID(0x180F)
 /// battery.uuidString          // "180F"
-/// battery.description         // "180F (Battery)"
+/// battery.description         // "180F (Battery Service)"
 /// battery.attBytes            // [0x0F, 0x18]: ATT sends UUIDs little-endian
 /// ```
 public struct BluetoothUUID: Sendable, Hashable, Comparable {
@@ -199,8 +199,8 @@ extension BluetoothUUID: ExpressibleByStringLiteral {
 // MARK: - Text and Codable
 
 extension BluetoothUUID: CustomStringConvertible, CustomDebugStringConvertible {
-    /// The shortest form followed by the SIG-assigned name when the UUID is a well-known one:
-    /// `"180F (Battery)"`; otherwise the shortest form alone.
+    /// The shortest form followed by the SIG-assigned ``name`` when the UUID has one:
+    /// `"180F (Battery Service)"`, `"2A19 (Battery Level)"`; otherwise the shortest form alone.
     public var description: String {
         if let name { return "\(uuidString) (\(name))" }
         return uuidString
