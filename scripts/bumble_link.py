@@ -13,8 +13,9 @@ process.
 Prints one JSON line when ready: {"port_a": A, "port_b": B, "more_ports": [...], "peer": ADDRESS-or-null,
 "psm": PSM-or-null}. `--more-controllers N` puts N more controllers on the same link (several
 centrals against one peripheral).
-With `--peer advertise` the peer also serves GATT and an L2CAP channel (scripts/bumble_peers.py)
-and prints a JSON line for each write it receives.
+With `--peer advertise` the peer advertises its name, appearance 0x03C1 (a keyboard) and
+manufacturer data of company 0x0059 (Nordic Semiconductor) with bytes 01 02, also serves GATT and
+an L2CAP channel (scripts/bumble_peers.py), and prints a JSON line for each write it receives.
 With `--peer central-idle` the peer only takes commands (the pairing matrix's `pair_with`).
 With `--peer central` the peer then connects to --target (a random address), exchanges MTU,
 discovers everything, reads every readable characteristic, writes --write-value to
@@ -230,6 +231,8 @@ async def main():
         data = bytes(AdvertisingData([
             (AdvertisingData.FLAGS, bytes([0x06])),
             (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
+            (AdvertisingData.APPEARANCE, (0x03C1).to_bytes(2, 'little')),
+            (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, (0x0059).to_bytes(2, 'little') + bytes([0x01, 0x02])),
         ]))
         psm = serve_gatt(peer, report=lambda entry: print(json.dumps(entry), flush=True), secret=bool(args.pairing))
         # With --pairing the peer takes one connection after another (the pairing matrix), advertising

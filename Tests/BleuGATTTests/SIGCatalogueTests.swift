@@ -16,7 +16,7 @@ struct SIGCatalogueTests {
             (0x2A6D, "02 76 0F 00", "101325.0 Pa"),                   // Pressure, 1013250 × 0.1 Pa
             (0x2A00, "62 6C 65 75", "\"bleu\""),                      // GAP Device Name
             (0x2A00, "", "\"\""),                                     // an empty name shows
-            (0x2A01, "C1 00", "0x00C1"),                              // GAP Appearance
+            (0x2A01, "C1 00", "0x00C1 (Watch: Sports Watch)"),     // GAP Appearance, named
             (0x2A29, "41 63 6D 65 20 C3 A9", "\"Acme é\""),           // Manufacturer Name String
             (0x2A26, "31 2E 34 2E 32", "\"1.4.2\""),                  // Firmware Revision String
             (0x2A38, "02", "wrist"),                                  // Body Sensor Location

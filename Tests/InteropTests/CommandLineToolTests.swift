@@ -9,7 +9,7 @@ import Testing
        .enabled(if: BumbleLink.python != nil, BumbleLink.skipReason),
        .enabled(if: ToolProcess.executable != nil, Comment(rawValue: ToolProcess.skipReason)), .timeLimit(.minutes(1)))
 struct CommandLineToolTests {
-    @Test("bleu scan lists the Bumble advertiser with its address, RSSI and name; bleu gatt prints its database, decoded")
+    @Test("bleu scan lists the Bumble advertiser with its address, RSSI, name, company and appearance; bleu gatt prints its database, named and decoded")
     func scanAndGATT() async throws {
         let link = try await BumbleLink.start(peer: "advertise", name: "bumble-gatt")
         defer { link.stop() }
@@ -18,13 +18,17 @@ struct CommandLineToolTests {
         #expect(scan.status == 0, "\(scan.errorText)")
         let line = scan.outputText.split(separator: "\n").first { $0.hasPrefix(peer) }
         #expect(line?.contains("\(peer) random  -50 dBm  connectable  name \"bumble-gatt\"") == true, "\(scan.outputText)")
+        // The SIG's names of the advertiser's company and appearance.
+        #expect(line?.contains("manufacturer 0x0059 (Nordic Semiconductor ASA): 0102") == true, "\(scan.outputText)")
+        #expect(line?.contains("appearance 0x03C1 (Human Interface Device: Keyboard)") == true, "\(scan.outputText)")
 
         let folder = try Self.bondFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let gatt = try await ToolProcess.run(["gatt", "--hci", "tcp:127.0.0.1:\(link.portA)", "--bonds",
                                               folder.appendingPathComponent("bonds.json").path, peer])
         #expect(gatt.status == 0, "\(gatt.errorText)")
-        for expected in ["Service 180F (Battery)", "Characteristic 2A19 (Battery Level)  [read, notify]", "Value: 57  = 87",
+        for expected in ["Service 1800 (Generic Access)", "Characteristic 2A01 (Appearance)  [read]", "= 0x0000 (Unknown)",
+                         "Service 180F (Battery Service)", "Characteristic 2A19 (Battery Level)  [read, notify]", "Value: 57  = 87",
                          "Descriptor 2902 (Client Characteristic Configuration)", "Service 180A (Device Information)",
                          "= \"Bumble Works\"", "Characteristic 6E400003-B5A3-F393-E0A9-E50E24DCCA9E  [write-without-response]",
                          "Value: 62756d626c652d67617474  = \"bumble-gatt\""] {
@@ -122,7 +126,7 @@ struct CommandLineToolTests {
         #expect(gatt.status == 0, "\(gatt.errorText)")
         for expected in ["Characteristic 6E400005-B5A3-F393-E0A9-E50E24DCCA9E  [read]", "Value: 736563726574  = \"secret\"",
                          "value 0000  = notifications off, indications off", "The link was encrypted",
-                         "Descriptor 2901 (Characteristic User Description)  handle 0x", "= \"the secret\"",
+                         "Descriptor 2901 (Characteristic User Descriptor)  handle 0x", "= \"the secret\"",
                          "value 19000027010000  = format 0x19, exponent 0, unit 2700"] {
             #expect(gatt.outputText.contains(expected), "missing \(expected) in:\n\(gatt.outputText)")
         }

@@ -59,7 +59,9 @@ struct ScanCommand: AsyncParsableCommand {
     }
 }
 
-/// Advertising data as readable fields.
+/// Advertising data as readable fields, with the SIG's names of services, companies and
+/// appearances: `services 180F (Battery Service)`, `manufacturer 0x004C (Apple, Inc.): 0102`,
+/// `appearance 0x03C1 (Human Interface Device: Keyboard)`.
 enum AdvertisingDescription {
     static func fields(_ data: AdvertisingData) -> [String] {
         var fields: [String] = []
@@ -69,15 +71,15 @@ enum AdvertisingDescription {
             fields.append("solicits " + data.solicitedServiceUUIDs.map(\.description).joined(separator: ", "))
         }
         for (uuid, value) in data.serviceData.sorted(by: { $0.key.description < $1.key.description }) {
-            fields.append("service data \(uuid.uuidString): \(hexString(value))")
+            fields.append("service data \(uuid): \(hexString(value))")
         }
         if let beacon = data.iBeacon {
             fields.append("iBeacon \(beacon.proximityUUID) major \(beacon.major) minor \(beacon.minor) power \(beacon.measuredPower) dBm")
         } else if let manufacturer = data.manufacturerData {
-            fields.append("manufacturer 0x\(String(format: "%04X", manufacturer.companyID)): \(hexString(manufacturer.data))")
+            fields.append("manufacturer \(manufacturer.company): \(hexString(manufacturer.data))")
         }
         if let power = data.txPowerLevel { fields.append("tx power \(power) dBm") }
-        if let appearance = data.appearance { fields.append(String(format: "appearance 0x%04X", appearance)) }
+        if let appearance = data.appearance { fields.append("appearance \(Appearance(appearance))") }
         if let flags = data.flags { fields.append(String(format: "flags 0x%02X", flags.rawValue)) }
         return fields
     }

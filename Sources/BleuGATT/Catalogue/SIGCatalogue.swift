@@ -6,7 +6,8 @@ import Foundation
 public enum SIGCatalogue {
     /// A readable description of `value` as the characteristic `uuid` defines it, decoded with the
     /// catalogue's own codec: `"87 %"` for a Battery Level, `"21.5 °C"` for a Temperature,
-    /// `"\"Acme\""` (quoted) for a string, `"0x00C1"` for an Appearance, the decoded value's own
+    /// `"\"Acme\""` (quoted) for a string, `"0x00C1 (Watch: Sports Watch)"` for an Appearance (its
+    /// category and subcategory named, see `Appearance`), the decoded value's own
     /// description for a structure (a Heart Rate Measurement, a PnP ID, …).
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
@@ -50,7 +51,7 @@ public enum SIGCatalogue {
 
     private static let describers: [BluetoothUUID: Describer] = Dictionary(uniqueKeysWithValues: [
         entry(deviceName, quoted),
-        entry(appearance) { "0x" + hex4($0) },
+        entry(appearance) { Appearance($0).description },
         entry(BatteryService.level) { "\($0) %" },
         entry(DeviceInformationService.manufacturerName, quoted),
         entry(DeviceInformationService.modelNumber, quoted),
