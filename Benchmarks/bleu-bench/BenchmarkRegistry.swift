@@ -9,5 +9,6 @@ enum BenchmarkRegistry {
         ActorsBenchmark(),
         HCIBenchmark(),
         HubBenchmark(), HubPeer(),
+        MemoryBenchmark(), MemoryPeer(),
     ]
 }

@@ -6,6 +6,8 @@ struct BenchmarkOptions: Sendable {
     var quick: Bool
     /// How many calls the `calls` suite makes.
     var calls = 1000
+    /// Which scenario a suite with several runs (`memory`: `central` or `peripheral`); all when `nil`.
+    var scenario: String?
 }
 
 /// One benchmark suite. Add a suite in its own file and list an instance in ``BenchmarkRegistry``.

@@ -2,7 +2,7 @@ import ArgumentParser
 import BleuCore
 import Foundation
 
-/// `swift run -c release bleu-bench <suite> [--json] [--quick] [--calls N]`
+/// `swift run -c release bleu-bench <suite> [--json] [--quick] [--calls N] [--scenario NAME]`
 ///
 /// A synchronous entry point that waits for the suite on a semaphore, not an `async` main: an
 /// async main parks the main thread in `dispatch_main`'s `sigsuspend`, on which valgrind 3.19
@@ -26,6 +26,9 @@ struct BleuBench: ParsableCommand {
 
     @Option(help: "How many calls (or echoes) the calls and echoes suites make (for callgrind: instructions per call from two counts).")
     var calls = 1000
+
+    @Option(help: "The scenario of a suite that has several (memory: central or peripheral), run alone in this process.")
+    var scenario: String?
 
     func run() throws {
         let outcome = Locked<Result<Void, any Error>?>(nil)
@@ -51,7 +54,7 @@ struct BleuBench: ParsableCommand {
         FileHandle.standardError.write(Data("warning: a debug build; run with -c release for meaningful figures\n".utf8))
         #endif
         var report = BenchmarkReport(suite: selected.name)
-        try await selected.run(BenchmarkOptions(quick: quick, calls: calls), &report)
+        try await selected.run(BenchmarkOptions(quick: quick, calls: calls, scenario: scenario), &report)
         print(json ? report.jsonText() : report.tableText())
     }
 }

@@ -32,6 +32,18 @@ struct OwnershipTests {
         await fleet.shutdown()
     }
 
+    @Test("a ready device lets go of its finished radio operations' tasks (each kept its task memory)")
+    func finishedOperationsReleased() async throws {
+        let world = try await FleetWorld.make(count: 3)
+        defer { world.end() }
+        let fleet = Self.fleet(world)
+        for id in world.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(world.ids)))
+        #expect(await fleet.heldOperations() == 0, "no finished operation is held once every device is ready")
+        await fleet.shutdown()
+    }
+
     @Test("after a link loss a pinned device retries fast, is ready again and subscribed again")
     func reconnectAndResubscribe() async throws {
         let world = try await FleetWorld.make(count: 3)

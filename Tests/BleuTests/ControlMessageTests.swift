@@ -49,6 +49,21 @@ struct ControlMessageTests {
         #expect(order.last?.contains("a stream cancellation") == true)
     }
 
+    @Test("a channel makes its control lane (a stream and a task) with its first control message, not before")
+    func laneMadeOnFirstMessage() async throws {
+        let logs = CapturedLogs()
+        let (channel, _) = unreachableChannel(logs)
+        #expect(!channel.hasControlLane, "a channel that never sent a control message holds no lane")
+        await channel.controlSent()
+        #expect(!channel.hasControlLane, "waiting for nothing queued makes no lane")
+        channel.sendControl(.cancel(id: 1))
+        #expect(channel.hasControlLane)
+        await channel.controlSent()
+        #expect(channel.lostControlMessages == LostControlMessages(cancels: 1))
+        channel.close(BleuError.invalidState(.channelClosed))
+        #expect(!channel.hasControlLane, "a closed channel lets its lane go")
+    }
+
     @Test("a control message queued after the channel closed is counted, at debug level")
     func afterClose() async throws {
         let logs = CapturedLogs()

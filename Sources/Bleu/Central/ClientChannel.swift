@@ -28,9 +28,10 @@ final class ClientChannel: StreamReceiver {
     /// The calls' timeouts, watched by one task rather than a timer task per call.
     private let deadlines: Deadlines
     /// Control messages (credit grants, cancellations) waiting to go out, in order, on the lane
-    /// the channel owns; see ``sendControl(_:)``.
-    private let control: AsyncStream<Control>.Continuation
-    private let controlLane = Locked<Task<Void, Never>?>(nil)
+    /// the channel owns; see ``sendControl(_:)``. The lane (a stream and the task draining it)
+    /// is made with the first control message: most links never send one, and a task waiting
+    /// on an empty stream for each actor on each link was the largest share of a link's memory.
+    private let controlLane = Locked(ControlLane.idle)
     private let lost = Locked(LostControlMessages())
 
     /// What the control lane carries: a message, or a marker resumed once everything before it
@@ -38,6 +39,13 @@ final class ClientChannel: StreamReceiver {
     private enum Control {
         case message(Request)
         case marker(CheckedContinuation<Void, Never>)
+    }
+
+    /// The control lane: not made yet, draining, or ended with the channel.
+    private enum ControlLane {
+        case idle
+        case running(AsyncStream<Control>.Continuation, Task<Void, Never>)
+        case closed
     }
 
     /// Call ids rotate through 0–127, so they take one byte on air; the pending-call limit
@@ -84,26 +92,13 @@ final class ClientChannel: StreamReceiver {
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
         state = Locked(State(fragmenter: Fragmenter(format: configuration.wireFormat, maximumMessageSize: configuration.maximumMessageSize),
                              reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
-        let (controlStream, control) = AsyncStream.makeStream(of: Control.self)
-        self.control = control
-        controlLane.withLock { lane in
-            lane = Task { [weak self] in
-                for await item in controlStream {
-                    switch item {
-                    case .message(let request):
-                        guard let self else { return }
-                        await self.deliverControl(request)
-                    case .marker(let continuation):
-                        continuation.resume()
-                    }
-                }
-            }
-        }
     }
 
     deinit {
-        control.finish()
-        controlLane.withLock { $0 }?.cancel()
+        if case .running(let control, let task) = controlLane.withLock({ $0 }) {
+            control.finish()
+            task.cancel()
+        }
     }
 
     /// Starts taking replies from the reply characteristic's value stream.
@@ -374,7 +369,11 @@ final class ClientChannel: StreamReceiver {
         deadlines.close()
         receiver.withLock { $0 }?.cancel()
         // What is queued still goes through the lane, and is counted lost if it cannot go out.
-        control.finish()
+        let lane = controlLane.withLock { lane in
+            defer { lane = .closed }
+            return lane
+        }
+        if case .running(let control, _) = lane { control.finish() }
     }
 
     // MARK: Control messages
@@ -386,15 +385,53 @@ final class ClientChannel: StreamReceiver {
     /// messages on the channel's lane, and counted lost (``lostControlMessages``) and logged
     /// if it cannot be sent. Never waits.
     func sendControl(_ request: Request) {
-        if case .terminated = control.yield(.message(request)) {
-            controlLost(request, BleuError.invalidState(.channelClosed))
+        guard let control = controlContinuation(starting: true),
+              case .enqueued = control.yield(.message(request)) else {
+            return controlLost(request, BleuError.invalidState(.channelClosed))
         }
     }
 
     /// Returns once every control message queued before the call was sent or counted lost.
     func controlSent() async {
+        // No lane: nothing was ever queued.
+        guard let control = controlContinuation(starting: false) else { return }
         await withCheckedContinuation { continuation in
             if case .terminated = control.yield(.marker(continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Whether the channel has made its control lane (for tests: not until a control message).
+    var hasControlLane: Bool {
+        if case .running = controlLane.withLock({ $0 }) { return true }
+        return false
+    }
+
+    /// The control lane's input: made now when `starting` and there is none yet; `nil` when the
+    /// channel closed, or when there is none and `starting` is false.
+    private func controlContinuation(starting: Bool) -> AsyncStream<Control>.Continuation? {
+        controlLane.withLock { lane in
+            switch lane {
+            case .running(let control, _):
+                return control
+            case .closed:
+                return nil
+            case .idle:
+                guard starting else { return nil }
+                let (stream, control) = AsyncStream.makeStream(of: Control.self)
+                let task = Task { [weak self] in
+                    for await item in stream {
+                        switch item {
+                        case .message(let request):
+                            guard let self else { return }
+                            await self.deliverControl(request)
+                        case .marker(let continuation):
+                            continuation.resume()
+                        }
+                    }
+                }
+                lane = .running(control, task)
+                return control
+            }
         }
     }
 

@@ -18,7 +18,12 @@ actor DeviceActor {
     private var logger: Logger
     private var stateSince: Duration = .zero
 
+    /// The radio operation under way, or the last one while it finishes: dropped once done, since
+    /// a finished task kept by its handle keeps its task memory (the slabs its frames used —
+    /// a link's set-up, the deepest, is a few KiB a device).
     private var operation: Task<Void, Never>?
+    /// Numbers the operations, so that one finishing knows whether it is still ``operation``.
+    private var operationNumber: UInt64 = 0
     private var generation: UInt64 = 0
     private var timer: Task<Void, Never>?
     /// The token of the timer armed now (it has not fired and was not cancelled).
@@ -100,6 +105,14 @@ actor DeviceActor {
         await operation?.value
     }
 
+    /// Whether the device holds an operation's task (for tests: none once every operation finished).
+    var holdsOperation: Bool { operation != nil }
+
+    /// An operation finished: its task is let go unless a later one replaced it.
+    private func operationFinished(_ number: UInt64) {
+        if number == operationNumber { operation = nil }
+    }
+
     /// Stops every task of the device (when the orchestrator goes away).
     func shutdown() {
         timer?.cancel()
@@ -161,9 +174,12 @@ actor DeviceActor {
             previous?.cancel()
             let radio = radio
             let id = id
-            operation = Task {
+            operationNumber &+= 1
+            let number = operationNumber
+            operation = Task { [weak self] in
                 await previous?.value
                 await radio.cancel(id)
+                await self?.operationFinished(number)
             }
         case .startTimer(let kind, let deadline, let token):
             timer?.cancel()
@@ -201,15 +217,22 @@ actor DeviceActor {
         let generation = generation
         let radio = radio
         let id = id
+        operationNumber &+= 1
+        let number = operationNumber
         operation = Task { [weak self] in
             await previous?.value
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else {
+                await self?.operationFinished(number)
+                return
+            }
             let event = await body(radio, id)
-            await self?.deliver(event, generation: generation)
+            await self?.deliver(event, generation: generation, operation: number)
         }
     }
 
-    private func deliver(_ event: DeviceEvent, generation: UInt64) {
+    private func deliver(_ event: DeviceEvent, generation: UInt64, operation number: UInt64) {
+        // Before handling: the event may start the next operation, which then is the current one.
+        operationFinished(number)
         guard generation == self.generation else { return }
         handle(event)
     }

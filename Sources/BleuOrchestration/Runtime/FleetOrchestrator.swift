@@ -138,6 +138,13 @@ public actor FleetOrchestrator {
         return count
     }
 
+    /// How many devices hold a radio operation's task now (each device's events so far handled in full).
+    func heldOperations() async -> Int {
+        var count = 0
+        for device in devices.values where await device.holdsOperation { count += 1 }
+        return count
+    }
+
     // MARK: Sending
 
     /// Queues a message for a device in a QoS class; it is framed with BleuWire and sent when
