@@ -16,11 +16,14 @@ import Foundation
 ///
 /// - `central`: one `BLEActorSystem` central (its `FleetOrchestrator` keeps the links, pinned)
 ///   discovers 100 peripherals hosting one actor each, holds the 100 links and calls each actor
-///   once: (peak − baseline) / 100 is `memory.central_per_link_kib` — the figure issue 18 names
+///   once: (peak − baseline − code) / 100 is `memory.central_per_link_kib`, where code is the
+///   program's and libraries' pages first touched meanwhile (`RssFile`, once per process, not
+///   per link; reported as `memory.central.code_kib`) — the figure issue 18 names
 ///   `fleet.memory_per_link_kib` (every key of a suite starts with its name; see
 ///   Docs/Performance.md).
 /// - `peripheral`: one `BLEActorSystem` peripheral hosts 32 actors; 16 centrals (in the peer
-///   process) each discover all 32 and call each once: `memory.peripheral_kib`, and that over
+///   process) each discover all 32 and call each once: `memory.peripheral_kib` (peak −
+///   baseline − code), and that over
 ///   32 × 16 as `memory.peripheral_per_actor_per_central_kib`.
 ///
 /// On Linux the peak is `VmHWM` of `/proc/self/status`, reset at the baseline; on Darwin
