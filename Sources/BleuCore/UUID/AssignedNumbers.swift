@@ -90,7 +90,8 @@ extension BluetoothUUID {
         public static let barometricPressureTrend = BluetoothUUID(0x2AA3)
     }
 
-    /// GATT descriptor UUIDs (0x2900–0x2906).
+    /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and
+    /// the Environmental Sensing Service's (0x290B–0x290D).
     public enum Descriptor {
         public static let characteristicExtendedProperties = BluetoothUUID(0x2900)
         public static let characteristicUserDescription = BluetoothUUID(0x2901)
@@ -99,6 +100,12 @@ extension BluetoothUUID {
         public static let characteristicPresentationFormat = BluetoothUUID(0x2904)
         public static let characteristicAggregateFormat = BluetoothUUID(0x2905)
         public static let validRange = BluetoothUUID(0x2906)
+        /// Environmental Sensing Configuration: how several trigger settings combine.
+        public static let environmentalSensingConfiguration = BluetoothUUID(0x290B)
+        /// Environmental Sensing Measurement: how a measurement is taken.
+        public static let environmentalSensingMeasurement = BluetoothUUID(0x290C)
+        /// Environmental Sensing Trigger Setting: when a measurement is notified.
+        public static let environmentalSensingTriggerSetting = BluetoothUUID(0x290D)
     }
 
     /// GATT attribute types used in the attribute database itself (Core Spec Vol 3 Part G §3).

@@ -30,6 +30,9 @@ public final class GATTClient: Sendable {
         /// Unsubscriptions under way, per value handle; at most one each.
         var unsubscribing: [UInt16: (id: Int, task: Task<Void, Never>)] = [:]
         var nextID = 0
+        /// Value handles whose notifications or indications this client turned on and has not
+        /// turned off (``GATTClient/isNotifying(_:)``).
+        var notifying: Set<UInt16> = []
         /// Unsubscriptions the peripheral did not take, and the last one's error.
         var failed = 0
         var lastFailure: (any Error)?
@@ -99,6 +102,16 @@ public final class GATTClient: Sendable {
         await pending?.value
     }
 
+    /// The peripheral took a subscription: the characteristic notifies this client.
+    func subscriptionStarted(_ characteristic: RemoteCharacteristic) {
+        _ = subscriptions.withLock { $0.notifying.insert(characteristic.valueHandle) }
+    }
+
+    /// Notifications of the characteristic were turned off (or the link that carried them is gone).
+    func notificationsStopped(_ characteristic: RemoteCharacteristic) {
+        _ = subscriptions.withLock { $0.notifying.remove(characteristic.valueHandle) }
+    }
+
     /// A typed stream ended (or failed to open): the peripheral is told to stop when it was
     /// the last one.
     func subscriptionEnded(_ characteristic: RemoteCharacteristic) {
@@ -107,6 +120,9 @@ public final class GATTClient: Sendable {
             let left = (state.counts[handle] ?? 1) - 1
             state.counts[handle] = left > 0 ? left : nil
             guard left <= 0 else { return }
+            // The client no longer wants the values: not notifying from here on, as
+            // CoreBluetooth's `isNotifying` after `setNotifyValue(false, for:)`.
+            state.notifying.remove(handle)
             let id = state.nextID
             state.nextID += 1
             let task = Task { [central, subscriptions] in

@@ -26,7 +26,13 @@ public enum GATTError: Error, Sendable, Hashable {
     case characteristicNotFound(characteristic: String, uuid: BluetoothUUID, service: String)
     /// The characteristic's properties, as the peripheral declares them, do not allow the operation.
     case notPermitted(characteristic: String, operation: Operation, properties: CharacteristicProperties)
-    /// The peripheral sent bytes that are not a valid value of the characteristic's type.
+    /// The characteristic on the peripheral has no descriptor of this type.
+    case descriptorNotFound(descriptor: String, uuid: BluetoothUUID, characteristic: String)
+    /// A Client Characteristic Configuration descriptor (0x2902) is not written directly:
+    /// the radio keeps the subscription state, so notifications are turned on and off by
+    /// subscribing and unsubscribing (CoreBluetooth refuses such a write as well).
+    case configuredBySubscribing(characteristic: String)
+    /// The peripheral sent bytes that are not a valid value of the characteristic's (or descriptor's) type.
     case decodingFailed(GATTCodecError)
     /// The value cannot be carried by the characteristic's layout (out of range, too long).
     case encodingFailed(GATTCodecError)
@@ -45,6 +51,12 @@ extension GATTError: CustomStringConvertible, LocalizedError {
                 + "discover a service type that declares it."
         case .notPermitted(let characteristic, let operation, let properties):
             "\(characteristic) does not allow \(operation.rawValue): the peripheral declares it \(properties)."
+        case .descriptorNotFound(let descriptor, let uuid, let characteristic):
+            "Descriptor \(descriptor) (\(uuid.uuidString)) was not found on characteristic \(characteristic). "
+                + "The peripheral does not host it for that characteristic."
+        case .configuredBySubscribing(let characteristic):
+            "The Client Characteristic Configuration of \(characteristic) is set by subscribing: "
+                + "subscribe to the characteristic, and end the stream or unsubscribe to stop."
         case .decodingFailed(let error):
             "The peripheral sent a value that does not decode: \(error.descriptionWithoutAnswer). "
                 + "The peripheral does not follow the characteristic's specification."

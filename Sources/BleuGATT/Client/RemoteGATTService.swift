@@ -94,9 +94,10 @@ public struct RemoteGATTService: Sendable {
         }
     }
 
-    /// Turns off a characteristic's notifications; every stream of its values ends.
+    /// Turns off a characteristic's notifications; every stream of its values ends, and
+    /// ``isNotifying(_:)`` becomes `false`.
     public func unsubscribe<Value>(from characteristic: Characteristic<Value>) async throws {
-        try await client.central.unsubscribe(from: remote(characteristic))
+        try await unsubscribe(remote(characteristic))
     }
 
     // MARK: Bytes
@@ -125,10 +126,24 @@ public struct RemoteGATTService: Sendable {
 
     /// Turns off a characteristic's notifications; every stream of its values ends.
     public func unsubscribe(from uuid: BluetoothUUID) async throws {
-        try await client.central.unsubscribe(from: remote(uuid, name: uuid.name ?? uuid.uuidString))
+        try await unsubscribe(remote(uuid, name: uuid.name ?? uuid.uuidString))
     }
 
     // MARK: Shared
+
+    /// Turns notifications off; a peripheral no longer connected has none to turn off.
+    private func unsubscribe(_ remote: RemoteCharacteristic) async throws {
+        do {
+            try await client.central.unsubscribe(from: remote)
+        } catch let error as BleuError {
+            switch error {
+            case .notConnected, .disconnected: client.notificationsStopped(remote)
+            default: break
+            }
+            throw error
+        }
+        client.notificationsStopped(remote)
+    }
 
     private func write(_ data: Data, to remote: RemoteCharacteristic, name: String, type: WriteType?) async throws {
         if type == nil, remote.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
@@ -161,6 +176,7 @@ public struct RemoteGATTService: Sendable {
         let raw: AsyncThrowingStream<Data, any Error>
         do {
             raw = try await client.central.subscribe(to: remote)
+            client.subscriptionStarted(remote)
         } catch {
             client.subscriptionEnded(remote)
             throw error

@@ -1,8 +1,8 @@
 import BleuCore
 
 /// The Environmental Sensing Service (0x181A): readings of the environment. Each
-/// characteristic is read and notify; a sensor may host several of one kind (with ES
-/// Measurement descriptors, which the catalogue does not model yet).
+/// characteristic is read and notify; a sensor may host several of one kind, told apart by
+/// their ES Measurement descriptors (``GATTDescriptor/environmentalSensingMeasurement``).
 public enum EnvironmentalSensingService: GATTService {
     /// 0x181A, the Environmental Sensing Service.
     public static let uuid = BluetoothUUID.Service.environmentalSensing
