@@ -156,4 +156,21 @@ struct DescriptorClientTests {
         #expect(await service.isNotifying(level) == false)
         _ = kept
     }
+
+    @Test("isNotifying: a stream that ended with the link stays off after a reconnection")
+    func isNotifyingAfterReconnection() async throws {
+        let (fixture, service, level) = try await Self.connected()
+        let stream = try await service.subscribe(to: level)
+        #expect(await service.isNotifying(level))
+        await fixture.central.cancelConnection(fixture.client.peripheral)
+        var iterator = stream.makeAsyncIterator()
+        do {
+            while try await iterator.next() != nil {}
+        } catch {
+            // The link's error ends the stream: expected.
+        }
+        try await fixture.central.connect(fixture.client.peripheral)
+        #expect(await fixture.central.isConnected(fixture.client.peripheral))
+        #expect(await service.isNotifying(level) == false, "nothing subscribed on the new link")
+    }
 }
