@@ -107,9 +107,6 @@ struct ManagerQueue: Sendable {
     }
 
     func asyncAfter(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(0, total))), execute: body)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(0, delay.nanoseconds))), execute: body)
     }
 }

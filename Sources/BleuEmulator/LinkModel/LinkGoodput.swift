@@ -112,12 +112,6 @@ public enum LinkGoodput {
 }
 
 extension Duration {
-    /// Whole nanoseconds (rounded towards zero).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
     /// Whole microseconds (rounded towards zero).
     var microsecondsRoundedDown: Int64 {
         nanoseconds / 1000

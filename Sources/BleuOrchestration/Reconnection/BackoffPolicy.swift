@@ -73,16 +73,6 @@ public struct BackoffPolicy: Sendable, Hashable, Codable {
     }
 }
 
-extension Duration {
-    /// The duration in whole nanoseconds (saturating).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
-    }
-}
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
