@@ -46,4 +46,23 @@ extension GATTCodec {
         try reader.expectEnd()
         return value
     }
+
+    /// ``encode(_:)``, its error's path starting with `name` (the attribute that holds the
+    /// value): one rule for characteristics and descriptors alike.
+    func encode(_ value: Value, named name: String) throws(GATTCodecError) -> Data {
+        do {
+            return try encode(value)
+        } catch {
+            throw error.within(name)
+        }
+    }
+
+    /// ``decode(_:)``, its error's path starting with `name` (the attribute that holds the value).
+    func decode(_ data: Data, named name: String) throws(GATTCodecError) -> Value {
+        do {
+            return try decode(data)
+        } catch {
+            throw error.within(name)
+        }
+    }
 }

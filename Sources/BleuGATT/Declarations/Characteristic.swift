@@ -63,22 +63,14 @@ public struct Characteristic<Value: Sendable>: Sendable {
     /// The bytes of `value`. Throws ``GATTCodecError`` (its path starting with ``name``) for a
     /// value the layout cannot carry.
     public func encode(_ value: Value) throws(GATTCodecError) -> Data {
-        do {
-            return try codec.encode(value)
-        } catch {
-            throw error.within(name)
-        }
+        try codec.encode(value, named: name)
     }
 
     /// The value these bytes hold. Throws ``GATTCodecError`` (its path starting with
     /// ``name``) for too few or too many bytes or a value not allowed; its
     /// ``GATTCodecError/attError`` is what a server answers such a write with.
     public func decode(_ data: Data) throws(GATTCodecError) -> Value {
-        do {
-            return try codec.decode(data)
-        } catch {
-            throw error.within(name)
-        }
+        try codec.decode(data, named: name)
     }
 
     // MARK: Declaring

@@ -34,21 +34,13 @@ public struct GATTDescriptor<Value: Sendable>: Sendable {
     /// The bytes of `value`. Throws ``GATTCodecError`` (its path starting with ``name``) for a
     /// value the layout cannot carry.
     public func encode(_ value: Value) throws(GATTCodecError) -> Data {
-        do {
-            return try codec.encode(value)
-        } catch {
-            throw error.within(name)
-        }
+        try codec.encode(value, named: name)
     }
 
     /// The value these bytes hold. Throws ``GATTCodecError`` (its path starting with ``name``)
     /// for too few or too many bytes, or a value the specification does not allow.
     public func decode(_ data: Data) throws(GATTCodecError) -> Value {
-        do {
-            return try codec.decode(data)
-        } catch {
-            throw error.within(name)
-        }
+        try codec.decode(data, named: name)
     }
 
     /// The descriptor with a static value, for a ``Characteristic``'s `descriptors` on a
