@@ -16,6 +16,20 @@ struct OwnershipTests {
                                  store: InMemoryPinnedDeviceStore())
     }
 
+    /// A world of `count` advertising devices, each pinned in a started fleet and ready; runs
+    /// `body` with both, then shuts the fleet down.
+    static func withReadyFleet(count: Int, sourceLocation: SourceLocation = #_sourceLocation,
+                               _ body: (FleetWorld, FleetOrchestrator) async throws -> Void) async throws {
+        let world = try await FleetWorld.make(count: count)
+        defer { world.end() }
+        let fleet = Self.fleet(world)
+        for id in world.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(world.ids)), "every device ready", sourceLocation: sourceLocation)
+        try await body(world, fleet)
+        await fleet.shutdown()
+    }
+
     @Test("pinned devices become ready without user action, each subscribed once")
     func pinnedReady() async throws {
         let world = try await FleetWorld.make(count: 6)
@@ -34,90 +48,70 @@ struct OwnershipTests {
 
     @Test("a ready device lets go of its finished radio operations' tasks (each kept its task memory)")
     func finishedOperationsReleased() async throws {
-        let world = try await FleetWorld.make(count: 3)
-        defer { world.end() }
-        let fleet = Self.fleet(world)
-        for id in world.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        #expect(await fleet.heldOperations() == 0, "no finished operation is held once every device is ready")
-        await fleet.shutdown()
+        try await Self.withReadyFleet(count: 3) { world, fleet in
+            #expect(await fleet.heldOperations() == 0, "no finished operation is held once every device is ready")
+        }
     }
 
     @Test("after a link loss a pinned device retries fast, is ready again and subscribed again")
     func reconnectAndResubscribe() async throws {
-        let world = try await FleetWorld.make(count: 3)
-        defer { world.end() }
-        let fleet = Self.fleet(world)
-        for id in world.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        let lost = world.ids[1]
-        var events = fleet.events().makeAsyncIterator()
-        let before = world.clock.now
-        world.bus.loseLink(between: world.central, and: lost)
-        var sawBackoff = false
-        while let event = await events.next() {
-            if case .stateChanged(lost, .ready, .backingOff(1, let deadline), let at) = event {
-                #expect(deadline - at == BackoffPolicy.default.fastRetryDelay, "the first retry after a transient loss is fast")
-                sawBackoff = true
-                break
+        try await Self.withReadyFleet(count: 3) { world, fleet in
+            let lost = world.ids[1]
+            var events = fleet.events().makeAsyncIterator()
+            let before = world.clock.now
+            world.bus.loseLink(between: world.central, and: lost)
+            var sawBackoff = false
+            while let event = await events.next() {
+                if case .stateChanged(lost, .ready, .backingOff(1, let deadline), let at) = event {
+                    #expect(deadline - at == BackoffPolicy.default.fastRetryDelay, "the first retry after a transient loss is fast")
+                    sawBackoff = true
+                    break
+                }
             }
+            #expect(sawBackoff)
+            #expect(await settle(fleet, world, until: allReady(world.ids)))
+            #expect(before.duration(to: world.clock.now) <= BackoffPolicy.default.fastRetryDelay,
+                    "ready again within the fast retry, in virtual time")
+            #expect(await world.record(1, afterSubscriptions: 2).subscriptions == 2, "re-subscribed after the reconnect")
+            #expect(world.record(0).subscriptions == 1 && world.record(2).subscriptions == 1)
         }
-        #expect(sawBackoff)
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        #expect(before.duration(to: world.clock.now) <= BackoffPolicy.default.fastRetryDelay,
-                "ready again within the fast retry, in virtual time")
-        #expect(await world.record(1, afterSubscriptions: 2).subscriptions == 2, "re-subscribed after the reconnect")
-        #expect(world.record(0).subscriptions == 1 && world.record(2).subscriptions == 1)
-        await fleet.shutdown()
     }
 
     @Test("no attempt while the central is off; every device returns when it is on again")
     func radioGate() async throws {
-        let world = try await FleetWorld.make(count: 4)
-        defer { world.end() }
-        let fleet = Self.fleet(world)
-        for id in world.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        let attemptsBefore = await fleet.radioStatistics.attempts
-        world.bus.setState(.poweredOff, of: world.central)
-        #expect(await settle(fleet, world) { states in
-            world.ids.allSatisfy { states[$0] == .suspended(.radioUnavailable(.poweredOff)) }
-        })
-        // Each device handled the power-off in full and has no timer armed, so nothing but an
-        // event can make it act: however long the radio stays off, no attempt follows.
-        #expect(await fleet.armedTimers() == 0)
-        world.clock.advance(by: .seconds(600))
-        #expect(await fleet.armedTimers() == 0)
-        #expect(await fleet.radioStatistics.attempts == attemptsBefore, "no attempt while powered off")
-        world.bus.setState(.poweredOn, of: world.central)
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        await fleet.shutdown()
+        try await Self.withReadyFleet(count: 4) { world, fleet in
+            let attemptsBefore = await fleet.radioStatistics.attempts
+            world.bus.setState(.poweredOff, of: world.central)
+            #expect(await settle(fleet, world) { states in
+                world.ids.allSatisfy { states[$0] == .suspended(.radioUnavailable(.poweredOff)) }
+            })
+            // Each device handled the power-off in full and has no timer armed, so nothing but an
+            // event can make it act: however long the radio stays off, no attempt follows.
+            #expect(await fleet.armedTimers() == 0)
+            world.clock.advance(by: .seconds(600))
+            #expect(await fleet.armedTimers() == 0)
+            #expect(await fleet.radioStatistics.attempts == attemptsBefore, "no attempt while powered off")
+            world.bus.setState(.poweredOn, of: world.central)
+            #expect(await settle(fleet, world, until: allReady(world.ids)))
+        }
     }
 
     @Test("stop gives up every link; start brings them back")
     func stopAndStart() async throws {
-        let world = try await FleetWorld.make(count: 3)
-        defer { world.end() }
-        let fleet = Self.fleet(world)
-        for id in world.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        await fleet.stop()
-        #expect(await settle(fleet, world) { states in world.ids.allSatisfy { states[$0] == .suspended(.stopped) } })
-        for id in world.ids {
-            var connected = true
-            for _ in 0..<100 where connected {
-                connected = await world.central.isConnected(id)
-                await Task.yield()
+        try await Self.withReadyFleet(count: 3) { world, fleet in
+            await fleet.stop()
+            #expect(await settle(fleet, world) { states in world.ids.allSatisfy { states[$0] == .suspended(.stopped) } })
+            for id in world.ids {
+                var connected = true
+                for _ in 0..<100 where connected {
+                    connected = await world.central.isConnected(id)
+                    await Task.yield()
+                }
+                #expect(!connected)
             }
-            #expect(!connected)
+            await fleet.start()
+            #expect(await settle(fleet, world, until: allReady(world.ids)))
         }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(world.ids)))
-        await fleet.shutdown()
     }
 
     @Test("the global cap holds: never more attempts at once than allowed, never two to one device")
