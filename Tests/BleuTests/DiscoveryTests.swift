@@ -20,6 +20,19 @@ struct DiscoveryTests {
     /// give it more than the default 5 s.
     static let lookupTimeout = Duration.seconds(30)
 
+    /// A first call that locates its actor, within ``lookupTimeout``; when it fails, the central's
+    /// log (trace level, with times) is attached to the failure, so a slow lookup on a loaded
+    /// machine shows where its time went.
+    static func lookup<T>(_ logs: CapturedLogs, sourceLocation: SourceLocation = #_sourceLocation,
+                                    _ call: () async throws -> T) async throws -> T {
+        do {
+            return try await BLEActorSystem.withCallTimeout(lookupTimeout, operation: call)
+        } catch {
+            Issue.record("the lookup failed with \(error); the central's log:\n\(logs.transcript)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
     @Test("service UUIDs are version-5 UUIDs of the type's or protocol's stable name")
     func serviceUUIDs() {
         let namespace = ActorServiceLayout.namespace
@@ -124,9 +137,10 @@ struct DiscoveryTests {
         // The sensor lists the protocol, so a lookup by protocol reaches this peripheral, and
         // finds the plain thermometer there under its own type's service.
         try await pair.peripheral.startAdvertising(SensorActor(actorSystem: pair.peripheral), plain)
-        let fresh = pair.makeCentral()
+        let logs = CapturedLogs()
+        let fresh = pair.makeCentral(configuration: .fast.logging(to: logs))
         let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
-        #expect(try await BLEActorSystem.withCallTimeout(Self.lookupTimeout) { try await resolved.temperature() } == 19)
+        #expect(try await Self.lookup(logs) { try await resolved.temperature() } == 19)
     }
 
     @Test("a saved id resolved through a protocol its type does not list is found by its id's hash; peripherals whose marker does not list it are not connected")
@@ -141,9 +155,10 @@ struct DiscoveryTests {
         try await neighbour.startAdvertising(other)
         try #require(HostAdvertisement.hash(other.id) != HostAdvertisement.hash(plain.id), "the test's two ids share a hash")
         pair.bus.clearTrace()
-        let fresh = pair.makeCentral()
+        let logs = CapturedLogs()
+        let fresh = pair.makeCentral(configuration: .fast.logging(to: logs))
         let resolved = try $TemperatureReading.resolve(id: plain.id, using: fresh)
-        #expect(try await BLEActorSystem.withCallTimeout(Self.lookupTimeout) { try await resolved.temperature() } == 19)
+        #expect(try await Self.lookup(logs) { try await resolved.temperature() } == 19)
         #expect(pair.bus.trace.filter { $0.kind == .connected }.count == 1, "only the peripheral that may host the id was connected")
     }
 

@@ -150,7 +150,8 @@ struct ServiceMetadataTests {
     func secureConnectionsRequired(_ method: PairingConfiguration.Method) async throws {
         var emulator = EmulatorConfiguration.instant
         emulator.pairing = PairingConfiguration(method: method)
-        let pair = ConnectedPair(emulator: emulator)
+        let logs = CapturedLogs()
+        let pair = ConnectedPair(emulator: emulator, configuration: .fast.logging(to: logs))
         pair.centralManager.setPasskeyHandler { $0.displayedPasskey }
         let box = Strongbox(actorSystem: pair.peripheral)
         try await pair.peripheral.startAdvertising(box)
@@ -160,7 +161,8 @@ struct ServiceMetadataTests {
             let opened = try await BLEActorSystem.withCallTimeout(DiscoveryTests.lookupTimeout) { try await remote.open() }
             #expect(method == .passkeyEntry && opened, "\(method) opened a level 4 actor")
         } catch let error as BleuError {
-            #expect(method == .legacyPasskeyEntry && error == .att(.insufficientAuthentication), "\(method): \(error)")
+            #expect(method == .legacyPasskeyEntry && error == .att(.insufficientAuthentication),
+                    "\(method): \(error); the systems' log:\n\(logs.transcript)")
         }
     }
 }

@@ -1,3 +1,4 @@
+@testable import Bleu
 import BleuCore
 import Foundation
 import Logging
@@ -7,9 +8,12 @@ final class CapturedLogs: Sendable {
     struct Record: Sendable {
         var level: Logger.Level
         var message: String
+        var metadata: Logger.Metadata = [:]
+        var time: ContinuousClock.Instant = .now
     }
 
     private let records = Locked([Record]())
+    private let start = ContinuousClock.now
 
     /// A logger writing here (and nowhere else), at every level.
     var logger: Logger {
@@ -21,6 +25,15 @@ final class CapturedLogs: Sendable {
     var all: [Record] { records.withLock { $0 } }
 
     func append(_ record: Record) { records.withLock { $0.append(record) } }
+
+    /// Every record, one a line, with its time since these logs were made and its metadata:
+    /// for a failing test to show what the system did.
+    var transcript: String {
+        all.map { record in
+            let metadata = record.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            return "\(start.duration(to: record.time)) [\(record.level)] \(record.message) \(metadata)"
+        }.joined(separator: "\n")
+    }
 
     /// Whether a record at `level` or above contains every one of `fragments`.
     func contains(_ fragments: String..., atLeast level: Logger.Level = .warning) -> Bool {
@@ -39,6 +52,15 @@ struct CapturingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        logs.append(.init(level: event.level, message: "\(event.message)"))
+        logs.append(.init(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+    }
+}
+
+extension BLEActorSystem.Configuration {
+    /// This configuration, logging to `logs`.
+    func logging(to logs: CapturedLogs) -> Self {
+        var configuration = self
+        configuration.logger = logs.logger
+        return configuration
     }
 }
