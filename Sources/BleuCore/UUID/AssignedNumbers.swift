@@ -11,6 +11,10 @@ extension BluetoothUUID {
         public static let heartRate = BluetoothUUID(0x180D)
         public static let battery = BluetoothUUID(0x180F)
         public static let environmentalSensing = BluetoothUUID(0x181A)
+        // Find Me and Proximity
+        public static let immediateAlert = BluetoothUUID(0x1802)
+        public static let linkLoss = BluetoothUUID(0x1803)
+        public static let txPower = BluetoothUUID(0x1804)
     }
 
     /// GATT characteristic UUIDs.
@@ -88,6 +92,9 @@ extension BluetoothUUID {
         public static let magneticFluxDensity2D = BluetoothUUID(0x2AA0)
         public static let magneticFluxDensity3D = BluetoothUUID(0x2AA1)
         public static let barometricPressureTrend = BluetoothUUID(0x2AA3)
+        // Immediate Alert, Link Loss and Tx Power
+        public static let alertLevel = BluetoothUUID(0x2A06)
+        public static let txPowerLevel = BluetoothUUID(0x2A07)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and
