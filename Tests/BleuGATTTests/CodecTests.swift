@@ -138,6 +138,39 @@ struct ConstrainedCodecTests {
         #expect(codecError { () throws(GATTCodecError) in try strict.encode(Features(rawValue: 0x02)) }?.kind == .valueNotAllowed)
         #expect(try strict.decode(bytes("04")) == .b)
     }
+
+    @Test("bit fields can clear undefined bits both ways, and take fewer bytes than their raw value")
+    func clearedAndNarrowBitFields() throws {
+        let cleared = BitFieldCodec(defined: Features([.a, .b]), undefinedBits: .clear)
+        #expect(try cleared.decode(bytes("87")) == [.a, .b])
+        #expect(try cleared.encode(Features(rawValue: 0x87)) == bytes("05"))
+        // A 24-bit field as a UInt32 set: three bytes each way; bits above them refused unless cleared.
+        let wide = BitFieldCodec(defined: Wide.all, byteCount: 3)
+        try expectBytes(wide, Wide(rawValue: 0x80_0001), bytes("01 00 80"))
+        expectRejected(wide, bytes("01 00"), .invalidLength)
+        #expect(codecError { () throws(GATTCodecError) in try wide.encode(Wide(rawValue: 0x0100_0000)) }?.kind == .valueNotAllowed)
+        let wideCleared = BitFieldCodec(defined: Wide.all, undefinedBits: .clear, byteCount: 3)
+        #expect(try wideCleared.encode(Wide(rawValue: 0xFF80_0001)) == bytes("01 00 80"))
+    }
+
+    /// A 24-bit set, bits 0 and 23.
+    struct Wide: OptionSet, Sendable, Hashable {
+        let rawValue: UInt32
+        static let all = Wide(rawValue: 0x80_0001)
+    }
+
+    /// An enumeration in two bits of a wider field: decoded with the enumeration codec's error,
+    /// named; placed back.
+    @Test("packed enumerations read and write their bits, refusing undefined values by name")
+    func packedEnumerations() throws {
+        typealias Range = BloodPressureMeasurementStatus.PulseRateRange
+        let packed = PackedEnumeration<Range>(shift: 3, width: 2, field: "Pulse Rate Range Detection")
+        #expect(try packed.decode(from: UInt16(0xFFF7)) == .belowLowerLimit)   // bits 3–4 = 0b10
+        #expect(packed.bits(of: .exceedsUpperLimit, as: UInt16.self) == 0x0008)
+        let error = codecError { () throws(GATTCodecError) in try packed.decode(from: UInt16(0x0018)) }
+        #expect(error?.path == ["Pulse Rate Range Detection"])
+        #expect(error?.found == "3, which PulseRateRange does not define")
+    }
 }
 
 @Suite("Composition")

@@ -102,3 +102,26 @@ final class Received<Value: Sendable>: Sendable {
         }
     }
 }
+
+extension RemoteGATTService {
+    /// Subscribes to `characteristic` and returns once the peripheral reports the subscription
+    /// on `events`, so that what it sends next reaches the stream.
+    func subscribeSeen<Value>(to characteristic: Characteristic<Value>, events: inout AsyncStream<PeripheralEvent>)
+        async throws -> AsyncThrowingStream<Value, any Error>
+    {
+        let stream = try await subscribe(to: characteristic)
+        _ = await events.first { if case .subscribed = $0 { true } else { false } }
+        return stream
+    }
+}
+
+/// The first `count` values of `stream`, in order (fewer if it ends first).
+func values<Value>(_ count: Int, of stream: AsyncThrowingStream<Value, any Error>) async throws -> [Value] {
+    var received: [Value] = []
+    guard count > 0 else { return received }
+    for try await value in stream {
+        received.append(value)
+        if received.count == count { break }
+    }
+    return received
+}

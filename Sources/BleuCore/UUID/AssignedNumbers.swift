@@ -15,6 +15,8 @@ extension BluetoothUUID {
         public static let immediateAlert = BluetoothUUID(0x1802)
         public static let linkLoss = BluetoothUUID(0x1803)
         public static let txPower = BluetoothUUID(0x1804)
+        // Blood Pressure
+        public static let bloodPressure = BluetoothUUID(0x1810)
     }
 
     /// GATT characteristic UUIDs.
@@ -95,6 +97,10 @@ extension BluetoothUUID {
         // Immediate Alert, Link Loss and Tx Power
         public static let alertLevel = BluetoothUUID(0x2A06)
         public static let txPowerLevel = BluetoothUUID(0x2A07)
+        // Blood Pressure
+        public static let bloodPressureMeasurement = BluetoothUUID(0x2A35)
+        public static let intermediateCuffPressure = BluetoothUUID(0x2A36)
+        public static let bloodPressureFeature = BluetoothUUID(0x2A49)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and
