@@ -17,6 +17,8 @@ extension BluetoothUUID {
         public static let txPower = BluetoothUUID(0x1804)
         // Blood Pressure
         public static let bloodPressure = BluetoothUUID(0x1810)
+        // Weight Scale
+        public static let weightScale = BluetoothUUID(0x181D)
     }
 
     /// GATT characteristic UUIDs.
@@ -101,6 +103,9 @@ extension BluetoothUUID {
         public static let bloodPressureMeasurement = BluetoothUUID(0x2A35)
         public static let intermediateCuffPressure = BluetoothUUID(0x2A36)
         public static let bloodPressureFeature = BluetoothUUID(0x2A49)
+        // Weight Scale
+        public static let weightMeasurement = BluetoothUUID(0x2A9D)
+        public static let weightScaleFeature = BluetoothUUID(0x2A9E)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -12,7 +12,7 @@ public enum SIGCatalogue {
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
-    /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure).
+    /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -76,5 +76,7 @@ public enum SIGCatalogue {
         entry(BloodPressureService.measurement),
         entry(BloodPressureService.intermediateCuffPressure),
         entry(BloodPressureService.feature),
+        entry(WeightScaleService.measurement),
+        entry(WeightScaleService.feature),
     ])
 }
