@@ -19,6 +19,8 @@ extension BluetoothUUID {
         public static let bloodPressure = BluetoothUUID(0x1810)
         // Weight Scale
         public static let weightScale = BluetoothUUID(0x181D)
+        // Body Composition
+        public static let bodyComposition = BluetoothUUID(0x181B)
     }
 
     /// GATT characteristic UUIDs.
@@ -106,6 +108,9 @@ extension BluetoothUUID {
         // Weight Scale
         public static let weightMeasurement = BluetoothUUID(0x2A9D)
         public static let weightScaleFeature = BluetoothUUID(0x2A9E)
+        // Body Composition
+        public static let bodyCompositionFeature = BluetoothUUID(0x2A9B)
+        public static let bodyCompositionMeasurement = BluetoothUUID(0x2A9C)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

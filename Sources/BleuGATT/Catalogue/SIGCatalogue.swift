@@ -12,7 +12,8 @@ public enum SIGCatalogue {
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
-    /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale).
+    /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale,
+    /// Body Composition).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -78,5 +79,7 @@ public enum SIGCatalogue {
         entry(BloodPressureService.feature),
         entry(WeightScaleService.measurement),
         entry(WeightScaleService.feature),
+        entry(BodyCompositionService.measurement),
+        entry(BodyCompositionService.feature),
     ])
 }

@@ -7,8 +7,8 @@ public protocol ScaleFeatureBits: OptionSet, Sendable, Hashable where RawValue =
     static var massResolutionName: String { get }
 }
 
-/// The `uint32` of the Weight Scale Feature (``WeightScaleFeature``), whose layout the Body
-/// Composition Feature shares (GATT Specification Supplement, "Weight Scale Feature",
+/// The `uint32` the Weight Scale Feature (``WeightScaleFeature``) and Body Composition Feature
+/// (``BodyCompositionFeature``) share (GATT Specification Supplement, "Weight Scale Feature",
 /// "Body Composition Feature"): the supported-feature bits from bit 0, then a 4-bit mass
 /// resolution and a 3-bit height resolution. The bits above are reserved, written 0 and ignored
 /// when read; reserved resolution values are refused (``GATTCodecError/Kind/valueNotAllowed``).
