@@ -21,6 +21,8 @@ extension BluetoothUUID {
         public static let weightScale = BluetoothUUID(0x181D)
         // Body Composition
         public static let bodyComposition = BluetoothUUID(0x181B)
+        // Pulse Oximeter
+        public static let pulseOximeter = BluetoothUUID(0x1822)
     }
 
     /// GATT characteristic UUIDs.
@@ -111,6 +113,10 @@ extension BluetoothUUID {
         // Body Composition
         public static let bodyCompositionFeature = BluetoothUUID(0x2A9B)
         public static let bodyCompositionMeasurement = BluetoothUUID(0x2A9C)
+        // Pulse Oximeter
+        public static let plxSpotCheckMeasurement = BluetoothUUID(0x2A5E)
+        public static let plxContinuousMeasurement = BluetoothUUID(0x2A5F)
+        public static let plxFeatures = BluetoothUUID(0x2A60)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

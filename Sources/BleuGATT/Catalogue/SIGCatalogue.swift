@@ -13,7 +13,7 @@ public enum SIGCatalogue {
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
     /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale,
-    /// Body Composition).
+    /// Body Composition, Pulse Oximeter).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -81,5 +81,8 @@ public enum SIGCatalogue {
         entry(WeightScaleService.feature),
         entry(BodyCompositionService.measurement),
         entry(BodyCompositionService.feature),
+        entry(PulseOximeterService.spotCheckMeasurement),
+        entry(PulseOximeterService.continuousMeasurement),
+        entry(PulseOximeterService.features),
     ])
 }
