@@ -50,4 +50,40 @@ struct SIGCatalogueTests {
         let notUTF8 = codecError { () throws(GATTCodecError) in try SIGCatalogue.describe(bytes("41 C3"), of: BluetoothUUID(0x2A00)) }
         #expect(notUTF8?.kind == .valueNotAllowed)
     }
+
+    @Test("the health and proximity profiles' UUID constants carry the SIG's assigned names")
+    func healthProfileNames() {
+        let services: [(BluetoothUUID, UInt16, String)] = [
+            (BluetoothUUID.Service.immediateAlert, 0x1802, "Immediate Alert"),
+            (BluetoothUUID.Service.linkLoss, 0x1803, "Link Loss"),
+            (BluetoothUUID.Service.txPower, 0x1804, "Tx Power"),
+            (BluetoothUUID.Service.glucose, 0x1808, "Glucose"),
+            (BluetoothUUID.Service.bloodPressure, 0x1810, "Blood Pressure"),
+            (BluetoothUUID.Service.bodyComposition, 0x181B, "Body Composition"),
+            (BluetoothUUID.Service.weightScale, 0x181D, "Weight Scale"),
+            (BluetoothUUID.Service.pulseOximeter, 0x1822, "Pulse Oximeter Service"),
+        ]
+        let characteristics: [(BluetoothUUID, UInt16, String)] = [
+            (BluetoothUUID.Characteristic.alertLevel, 0x2A06, "Alert Level"),
+            (BluetoothUUID.Characteristic.txPowerLevel, 0x2A07, "Tx Power Level"),
+            (BluetoothUUID.Characteristic.glucoseMeasurement, 0x2A18, "Glucose Measurement"),
+            (BluetoothUUID.Characteristic.glucoseMeasurementContext, 0x2A34, "Glucose Measurement Context"),
+            (BluetoothUUID.Characteristic.bloodPressureMeasurement, 0x2A35, "Blood Pressure Measurement"),
+            (BluetoothUUID.Characteristic.intermediateCuffPressure, 0x2A36, "Intermediate Cuff Pressure"),
+            (BluetoothUUID.Characteristic.bloodPressureFeature, 0x2A49, "Blood Pressure Feature"),
+            (BluetoothUUID.Characteristic.glucoseFeature, 0x2A51, "Glucose Feature"),
+            (BluetoothUUID.Characteristic.recordAccessControlPoint, 0x2A52, "Record Access Control Point"),
+            (BluetoothUUID.Characteristic.plxSpotCheckMeasurement, 0x2A5E, "PLX Spot-Check Measurement"),
+            (BluetoothUUID.Characteristic.plxContinuousMeasurement, 0x2A5F, "PLX Continuous Measurement Characteristic"),
+            (BluetoothUUID.Characteristic.plxFeatures, 0x2A60, "PLX Features"),
+            (BluetoothUUID.Characteristic.bodyCompositionFeature, 0x2A9B, "Body Composition Feature"),
+            (BluetoothUUID.Characteristic.bodyCompositionMeasurement, 0x2A9C, "Body Composition Measurement"),
+            (BluetoothUUID.Characteristic.weightMeasurement, 0x2A9D, "Weight Measurement"),
+            (BluetoothUUID.Characteristic.weightScaleFeature, 0x2A9E, "Weight Scale Feature"),
+        ]
+        for (uuid, number, name) in services + characteristics {
+            #expect(uuid == BluetoothUUID(number), "\(name)")
+            #expect(uuid.name == name)
+        }
+    }
 }

@@ -23,6 +23,8 @@ extension BluetoothUUID {
         public static let bodyComposition = BluetoothUUID(0x181B)
         // Pulse Oximeter
         public static let pulseOximeter = BluetoothUUID(0x1822)
+        // Glucose
+        public static let glucose = BluetoothUUID(0x1808)
     }
 
     /// GATT characteristic UUIDs.
@@ -117,6 +119,11 @@ extension BluetoothUUID {
         public static let plxSpotCheckMeasurement = BluetoothUUID(0x2A5E)
         public static let plxContinuousMeasurement = BluetoothUUID(0x2A5F)
         public static let plxFeatures = BluetoothUUID(0x2A60)
+        // Glucose (the Record Access Control Point is also other services')
+        public static let glucoseMeasurement = BluetoothUUID(0x2A18)
+        public static let glucoseMeasurementContext = BluetoothUUID(0x2A34)
+        public static let glucoseFeature = BluetoothUUID(0x2A51)
+        public static let recordAccessControlPoint = BluetoothUUID(0x2A52)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

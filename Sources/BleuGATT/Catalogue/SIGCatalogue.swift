@@ -13,7 +13,7 @@ public enum SIGCatalogue {
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
     /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale,
-    /// Body Composition, Pulse Oximeter).
+    /// Body Composition, Pulse Oximeter, Glucose).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -84,5 +84,9 @@ public enum SIGCatalogue {
         entry(PulseOximeterService.spotCheckMeasurement),
         entry(PulseOximeterService.continuousMeasurement),
         entry(PulseOximeterService.features),
+        entry(GlucoseService.measurement),
+        entry(GlucoseService.measurementContext),
+        entry(GlucoseService.feature),
+        entry(GlucoseService.recordAccessControlPoint),
     ])
 }
