@@ -154,8 +154,9 @@ public struct BloodPressureMeasurementStatus: GATTStructure, Hashable {
 
 /// Intermediate Cuff Pressure (0x2A36): the cuff pressure while a measurement is under way, in
 /// the Blood Pressure Measurement layout with the Current Cuff Pressure in the Systolic field
-/// and the Diastolic and Mean Arterial Pressure fields unused — sent as NaN and ignored when
-/// read. Blood Pressure Service specification, "Intermediate Cuff Pressure".
+/// and the Diastolic and Mean Arterial Pressure fields unused — sent as NaN; when read, any
+/// SFLOAT there but the reserved value is accepted and dropped. Blood Pressure Service
+/// specification, "Intermediate Cuff Pressure".
 public struct IntermediateCuffPressure: GATTStructure, Hashable {
     /// The current cuff pressure, in ``unit``.
     public var cuffPressure: MedFloat16

@@ -37,8 +37,8 @@ public enum PulseOximeterService: GATTService {
 /// Supported Features bits 8–15 are reserved, written 0 and ignored when read; so are the
 /// reserved bits of the two support fields.
 public struct PLXFeatures: GATTStructure, Hashable {
-    /// Supported Features bits 2–7 (bits 0 and 1 are the presence of ``measurementStatusSupport``
-    /// and ``deviceAndSensorStatusSupport``).
+    /// Supported Features bits 2–7 (bits 0 and 1 are the presence of
+    /// ``PLXFeatures/measurementStatusSupport`` and ``PLXFeatures/deviceAndSensorStatusSupport``).
     public struct Supported: OptionSet, Sendable, Hashable {
         /// The bits as sent.
         public let rawValue: UInt16
