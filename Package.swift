@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "BleuATT", dependencies: ["BleuCore"]),
         .testTarget(name: "BleuATTTests", dependencies: ["BleuATT", "BleuCore"]),
         .target(name: "BleuGATT", dependencies: ["BleuCore"]),
-        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator", "ProcessSupport"]),
+        .testTarget(name: "BleuGATTTests", dependencies: ["BleuGATT", "BleuEmulator", "BleuOrchestration", "ProcessSupport"]),
         .target(
             name: "BleuEmulator",
             dependencies: [

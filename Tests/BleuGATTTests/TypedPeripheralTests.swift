@@ -38,7 +38,7 @@ struct PickyStrap: GATTPeripheral {
     }
 }
 
-@Suite("Typed peripherals: a kind of device, discovered and subscribed as it connects")
+@Suite("Typed peripherals: a kind of device, discovered and subscribed as it connects", .timeLimit(.minutes(1)))
 struct TypedPeripheralTests {
     /// A strap hosting Heart Rate, optionally Battery, and whatever else `extra` hosts.
     static func strap(battery: Bool = true, extra: @escaping @Sendable (GATTServer) async throws -> Void = { _ in })

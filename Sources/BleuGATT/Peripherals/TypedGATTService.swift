@@ -52,9 +52,13 @@ public struct TypedGATTService<Service: GATTService>: Sendable {
     /// connecting, as the radio's buffer for it is bounded and a full one holds the link back.
     public func updates<Value>(_ characteristic: KeyPath<Service.Type, Characteristic<Value>>) async throws
         -> AsyncThrowingStream<Value, any Error> {
-        let declared = Service.self[keyPath: characteristic]
-        if let stream = opened.take(declared.uuid, as: Value.self) { return stream }
-        return try await remote.subscribe(to: declared)
+        try await updates(Service.self[keyPath: characteristic])
+    }
+
+    /// ``updates(_:)`` for the characteristic itself.
+    func updates<Value>(_ characteristic: Characteristic<Value>) async throws -> AsyncThrowingStream<Value, any Error> {
+        if let stream = opened.take(characteristic.uuid, as: Value.self) { return stream }
+        return try await remote.subscribe(to: characteristic)
     }
 
     /// Turns the characteristic's notifications off; every stream of its values ends.
