@@ -177,31 +177,7 @@ struct BluesBatteryExampleTests {
 
     @Test("the README's two code blocks and this file's README regions are the same lines")
     func readmeInSync() throws {
-        let here = URL(fileURLWithPath: #filePath)
-        let source = try String(contentsOf: here, encoding: .utf8)
-        let readme = try String(contentsOf: here.deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Porting from Blues: a typed Battery Level"))
-        var rest = readme[section.upperBound...]
-        var blocks: [[String]] = []
-        for _ in 0..<2 {
-            let open = try #require(rest.range(of: "```swift\n"))
-            let close = try #require(rest[open.upperBound...].range(of: "```"))
-            blocks.append(Self.lines(rest[open.upperBound..<close.lowerBound]))
-            rest = rest[close.upperBound...]
-        }
-        for (index, name) in ["declarations", "usage"].enumerated() {
-            let begin = try #require(source.range(of: "// README: \(name) — begin\n"))
-            let end = try #require(source.range(of: "// README: \(name) — end", range: begin.upperBound..<source.endIndex))
-            let region = Self.lines(source[begin.upperBound..<end.lowerBound])
-            #expect(region.count > 10)
-            #expect(blocks[index] == region, "README block \(index + 1) differs from the test's \(name)")
-        }
-    }
-
-    /// The non-blank lines of a block, without their indentation.
-    static func lines(_ text: Substring) -> [String] {
-        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        try ReadmeRegions.expectInSync(heading: "### Porting from Blues: a typed Battery Level", regions: ["declarations", "usage"])
     }
 
     /// A peripheral serving `raw` as its Battery Level — any byte, through a `uint8` declaration
