@@ -5,7 +5,10 @@ import Foundation
 /// §3.1.2.1: how a sensor takes the values of the characteristic it describes. Eleven bytes:
 /// Flags (`uint16`), Sampling Function (`uint8`), Measurement Period (`uint24`, seconds),
 /// Update Interval (`uint24`, seconds), Application (`uint8`) and Measurement Uncertainty
-/// (`uint8`).
+/// (`uint8`). (The layout, the sampling functions, the trigger conditions 0x00–0x09 and the
+/// configuration's 0x00 AND / 0x01 OR were checked against an independent implementation's
+/// packed structures and constants.) The ESS names applications up to 0x21 (map database,
+/// elevation sources, positions); those past `infrared` (0x05) are kept by number.
 public struct EnvironmentalSensingMeasurement: GATTStructure, Hashable {
     /// How the samples of a measurement period make one value. Values this type does not name
     /// are kept as they are.
@@ -64,7 +67,7 @@ public struct EnvironmentalSensingMeasurement: GATTStructure, Hashable {
     public var updateInterval: UInt32
     /// Where or on what the sensor measures.
     public var application: Application
-    /// The measurement uncertainty in steps of 0.5 %.
+    /// The measurement uncertainty in steps of 0.5 %; 0xFF when the sensor does not know it.
     public var measurementUncertainty: UInt8
 
     /// A measurement descriptor; by default no flags, unspecified, periods not in use.
