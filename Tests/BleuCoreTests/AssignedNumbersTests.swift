@@ -37,6 +37,20 @@ struct AssignedNumbersTests {
         }
     }
 
+    @Test("the fitness profiles' constants carry the SIG's names")
+    func fitnessNames() {
+        let named: [(BluetoothUUID, String)] = [
+            (BluetoothUUID.Service.cyclingSpeedAndCadence, "Cycling Speed and Cadence"),
+            (BluetoothUUID.Characteristic.cscMeasurement, "CSC Measurement"),
+            (BluetoothUUID.Characteristic.cscFeature, "CSC Feature"),
+            (BluetoothUUID.Characteristic.sensorLocation, "Sensor Location"),
+            (BluetoothUUID.Characteristic.scControlPoint, "SC Control Point"),
+        ]
+        for (uuid, name) in named {
+            #expect(uuid.name == name, "\(uuid)")
+        }
+    }
+
     @Test("company identifiers carry their names; manufacturer data names its company")
     func companies() {
         #expect(CompanyIdentifier(0x004C).name == "Apple, Inc.")

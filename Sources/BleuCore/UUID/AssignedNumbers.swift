@@ -11,6 +11,8 @@ extension BluetoothUUID {
         public static let heartRate = BluetoothUUID(0x180D)
         public static let battery = BluetoothUUID(0x180F)
         public static let environmentalSensing = BluetoothUUID(0x181A)
+        // Cycling Speed and Cadence
+        public static let cyclingSpeedAndCadence = BluetoothUUID(0x1816)
     }
 
     /// GATT characteristic UUIDs.
@@ -88,6 +90,12 @@ extension BluetoothUUID {
         public static let magneticFluxDensity2D = BluetoothUUID(0x2AA0)
         public static let magneticFluxDensity3D = BluetoothUUID(0x2AA1)
         public static let barometricPressureTrend = BluetoothUUID(0x2AA3)
+        // Cycling Speed and Cadence (Sensor Location and SC Control Point are shared with
+        // Running Speed and Cadence; Sensor Location with Cycling Power)
+        public static let scControlPoint = BluetoothUUID(0x2A55)
+        public static let cscMeasurement = BluetoothUUID(0x2A5B)
+        public static let cscFeature = BluetoothUUID(0x2A5C)
+        public static let sensorLocation = BluetoothUUID(0x2A5D)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -12,7 +12,7 @@ public enum SIGCatalogue {
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
-    /// Current Time, Environmental Sensing).
+    /// Current Time, Environmental Sensing, Cycling Speed and Cadence).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -71,5 +71,8 @@ public enum SIGCatalogue {
         entry(EnvironmentalSensingService.temperature) { reading($0.celsius, "°C") },
         entry(EnvironmentalSensingService.humidity) { reading($0.percent, "%") },
         entry(EnvironmentalSensingService.pressure) { "\($0.pascals) Pa" },
+        entry(CyclingSpeedAndCadenceService.measurement),
+        entry(CyclingSpeedAndCadenceService.feature),
+        entry(CyclingSpeedAndCadenceService.sensorLocation),
     ])
 }
