@@ -45,6 +45,9 @@ struct AssignedNumbersTests {
             (BluetoothUUID.Characteristic.cscFeature, "CSC Feature"),
             (BluetoothUUID.Characteristic.sensorLocation, "Sensor Location"),
             (BluetoothUUID.Characteristic.scControlPoint, "SC Control Point"),
+            (BluetoothUUID.Service.runningSpeedAndCadence, "Running Speed and Cadence"),
+            (BluetoothUUID.Characteristic.rscMeasurement, "RSC Measurement"),
+            (BluetoothUUID.Characteristic.rscFeature, "RSC Feature"),
         ]
         for (uuid, name) in named {
             #expect(uuid.name == name, "\(uuid)")

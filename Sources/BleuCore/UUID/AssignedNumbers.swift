@@ -13,6 +13,8 @@ extension BluetoothUUID {
         public static let environmentalSensing = BluetoothUUID(0x181A)
         // Cycling Speed and Cadence
         public static let cyclingSpeedAndCadence = BluetoothUUID(0x1816)
+        // Running Speed and Cadence
+        public static let runningSpeedAndCadence = BluetoothUUID(0x1814)
     }
 
     /// GATT characteristic UUIDs.
@@ -96,6 +98,9 @@ extension BluetoothUUID {
         public static let cscMeasurement = BluetoothUUID(0x2A5B)
         public static let cscFeature = BluetoothUUID(0x2A5C)
         public static let sensorLocation = BluetoothUUID(0x2A5D)
+        // Running Speed and Cadence
+        public static let rscMeasurement = BluetoothUUID(0x2A53)
+        public static let rscFeature = BluetoothUUID(0x2A54)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -12,7 +12,8 @@ public enum SIGCatalogue {
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
-    /// Current Time, Environmental Sensing, Cycling Speed and Cadence).
+    /// Current Time, Environmental Sensing, Cycling Speed and Cadence, Running Speed and Cadence; Sensor
+    /// Location once, shared).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -74,5 +75,7 @@ public enum SIGCatalogue {
         entry(CyclingSpeedAndCadenceService.measurement),
         entry(CyclingSpeedAndCadenceService.feature),
         entry(CyclingSpeedAndCadenceService.sensorLocation),
+        entry(RunningSpeedAndCadenceService.measurement),
+        entry(RunningSpeedAndCadenceService.feature),
     ])
 }
