@@ -48,6 +48,11 @@ struct AssignedNumbersTests {
             (BluetoothUUID.Service.runningSpeedAndCadence, "Running Speed and Cadence"),
             (BluetoothUUID.Characteristic.rscMeasurement, "RSC Measurement"),
             (BluetoothUUID.Characteristic.rscFeature, "RSC Feature"),
+            (BluetoothUUID.Service.cyclingPower, "Cycling Power"),
+            (BluetoothUUID.Characteristic.cyclingPowerMeasurement, "Cycling Power Measurement"),
+            (BluetoothUUID.Characteristic.cyclingPowerVector, "Cycling Power Vector"),
+            (BluetoothUUID.Characteristic.cyclingPowerFeature, "Cycling Power Feature"),
+            (BluetoothUUID.Characteristic.cyclingPowerControlPoint, "Cycling Power Control Point"),
         ]
         for (uuid, name) in named {
             #expect(uuid.name == name, "\(uuid)")

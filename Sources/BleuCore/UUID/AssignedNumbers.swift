@@ -15,6 +15,8 @@ extension BluetoothUUID {
         public static let cyclingSpeedAndCadence = BluetoothUUID(0x1816)
         // Running Speed and Cadence
         public static let runningSpeedAndCadence = BluetoothUUID(0x1814)
+        // Cycling Power
+        public static let cyclingPower = BluetoothUUID(0x1818)
     }
 
     /// GATT characteristic UUIDs.
@@ -101,6 +103,11 @@ extension BluetoothUUID {
         // Running Speed and Cadence
         public static let rscMeasurement = BluetoothUUID(0x2A53)
         public static let rscFeature = BluetoothUUID(0x2A54)
+        // Cycling Power
+        public static let cyclingPowerMeasurement = BluetoothUUID(0x2A63)
+        public static let cyclingPowerVector = BluetoothUUID(0x2A64)
+        public static let cyclingPowerFeature = BluetoothUUID(0x2A65)
+        public static let cyclingPowerControlPoint = BluetoothUUID(0x2A66)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -12,8 +12,8 @@ public enum SIGCatalogue {
     ///
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
-    /// Current Time, Environmental Sensing, Cycling Speed and Cadence, Running Speed and Cadence; Sensor
-    /// Location once, shared).
+    /// Current Time, Environmental Sensing, Cycling Speed and Cadence, Running Speed and Cadence, Cycling
+    /// Power; Sensor Location once, shared).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -77,5 +77,8 @@ public enum SIGCatalogue {
         entry(CyclingSpeedAndCadenceService.sensorLocation),
         entry(RunningSpeedAndCadenceService.measurement),
         entry(RunningSpeedAndCadenceService.feature),
+        entry(CyclingPowerService.measurement),
+        entry(CyclingPowerService.feature),
+        entry(CyclingPowerService.vector),
     ])
 }
