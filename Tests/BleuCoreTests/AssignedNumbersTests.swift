@@ -53,6 +53,11 @@ struct AssignedNumbersTests {
             (BluetoothUUID.Characteristic.cyclingPowerVector, "Cycling Power Vector"),
             (BluetoothUUID.Characteristic.cyclingPowerFeature, "Cycling Power Feature"),
             (BluetoothUUID.Characteristic.cyclingPowerControlPoint, "Cycling Power Control Point"),
+            (BluetoothUUID.Service.fitnessMachine, "Fitness Machine"),
+            (BluetoothUUID.Characteristic.fitnessMachineFeature, "Fitness Machine Feature"),
+            (BluetoothUUID.Characteristic.indoorBikeData, "Indoor Bike Data"),
+            (BluetoothUUID.Characteristic.fitnessMachineControlPoint, "Fitness Machine Control Point"),
+            (BluetoothUUID.Characteristic.fitnessMachineStatus, "Fitness Machine Status"),
         ]
         for (uuid, name) in named {
             #expect(uuid.name == name, "\(uuid)")

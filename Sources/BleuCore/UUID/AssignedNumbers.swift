@@ -17,6 +17,8 @@ extension BluetoothUUID {
         public static let runningSpeedAndCadence = BluetoothUUID(0x1814)
         // Cycling Power
         public static let cyclingPower = BluetoothUUID(0x1818)
+        // Fitness Machine
+        public static let fitnessMachine = BluetoothUUID(0x1826)
     }
 
     /// GATT characteristic UUIDs.
@@ -108,6 +110,11 @@ extension BluetoothUUID {
         public static let cyclingPowerVector = BluetoothUUID(0x2A64)
         public static let cyclingPowerFeature = BluetoothUUID(0x2A65)
         public static let cyclingPowerControlPoint = BluetoothUUID(0x2A66)
+        // Fitness Machine (the indoor bike's characteristics)
+        public static let fitnessMachineFeature = BluetoothUUID(0x2ACC)
+        public static let indoorBikeData = BluetoothUUID(0x2AD2)
+        public static let fitnessMachineControlPoint = BluetoothUUID(0x2AD9)
+        public static let fitnessMachineStatus = BluetoothUUID(0x2ADA)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -13,7 +13,7 @@ public enum SIGCatalogue {
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
     /// Current Time, Environmental Sensing, Cycling Speed and Cadence, Running Speed and Cadence, Cycling
-    /// Power; Sensor Location once, shared).
+    /// Power, Fitness Machine's indoor bike; Sensor Location once, shared).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -80,5 +80,8 @@ public enum SIGCatalogue {
         entry(CyclingPowerService.measurement),
         entry(CyclingPowerService.feature),
         entry(CyclingPowerService.vector),
+        entry(FitnessMachineService.feature),
+        entry(FitnessMachineService.indoorBikeData),
+        entry(FitnessMachineService.status),
     ])
 }
