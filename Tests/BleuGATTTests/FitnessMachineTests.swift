@@ -107,12 +107,12 @@ struct FitnessMachineTests {
     @Test("Fitness Machine Control Point requests")
     func controlPointRequests() throws {
         let cases: [(FitnessMachineControlPoint, String)] = [
-            (.requestControl, "00"), (.reset, "01"), (.setTargetSpeed(2500), "02 C4 09"), (.setTargetInclination(-10), "03 F6 FF"),
-            (.setTargetResistanceLevel(100), "04 64"), (.setTargetPower(200), "05 C8 00"), (.setTargetHeartRate(140), "06 8C"),
+            (.requestControl, "00"), (.reset, "01"), (.setTarget(.speed(2500)), "02 C4 09"), (.setTarget(.inclination(-10)), "03 F6 FF"),
+            (.setTarget(.resistanceLevel(100)), "04 64"), (.setTarget(.power(200)), "05 C8 00"), (.setTarget(.heartRate(140)), "06 8C"),
             (.startOrResume, "07"), (.stopOrPause(.stop), "08 01"), (.stopOrPause(.pause), "08 02"),
-            (.setIndoorBikeSimulationParameters(IndoorBikeSimulationParameters(windSpeed: -200, grade: 500, rollingResistanceCoefficient: 40,
-                                                                               windResistanceCoefficient: 51)), "11 38 FF F4 01 28 33"),
-            (.setWheelCircumference(21128), "12 88 52"), (.setTargetedCadence(180), "14 B4 00"),
+            (.setTarget(.indoorBikeSimulation(IndoorBikeSimulationParameters(windSpeed: -200, grade: 500, rollingResistanceCoefficient: 40,
+                                                                             windResistanceCoefficient: 51))), "11 38 FF F4 01 28 33"),
+            (.setTarget(.wheelCircumference(21128)), "12 88 52"), (.setTarget(.cadence(180)), "14 B4 00"),
         ]
         for (value, hex) in cases {
             try expectBytes(controlPoint.codec, value, bytes(hex))
@@ -154,11 +154,11 @@ struct FitnessMachineTests {
         let codec = FitnessMachineService.status.codec
         let cases: [(FitnessMachineStatus, String)] = [
             (.reset, "01"), (.stoppedOrPausedByUser(.pause), "02 02"), (.stoppedBySafetyKey, "03"), (.startedOrResumedByUser, "04"),
-            (.targetSpeedChanged(2500), "05 C4 09"), (.targetInclineChanged(-10), "06 F6 FF"), (.targetResistanceLevelChanged(100), "07 64"),
-            (.targetPowerChanged(200), "08 C8 00"), (.targetHeartRateChanged(140), "09 8C"),
-            (.indoorBikeSimulationParametersChanged(IndoorBikeSimulationParameters(windSpeed: -200, grade: 500, rollingResistanceCoefficient: 40,
-                                                                                   windResistanceCoefficient: 51)), "12 38 FF F4 01 28 33"),
-            (.wheelCircumferenceChanged(21128), "13 88 52"), (.targetedCadenceChanged(180), "15 B4 00"), (.controlPermissionLost, "FF"),
+            (.targetChanged(.speed(2500)), "05 C4 09"), (.targetChanged(.inclination(-10)), "06 F6 FF"), (.targetChanged(.resistanceLevel(100)), "07 64"),
+            (.targetChanged(.power(200)), "08 C8 00"), (.targetChanged(.heartRate(140)), "09 8C"),
+            (.targetChanged(.indoorBikeSimulation(IndoorBikeSimulationParameters(windSpeed: -200, grade: 500, rollingResistanceCoefficient: 40,
+                                                                                 windResistanceCoefficient: 51))), "12 38 FF F4 01 28 33"),
+            (.targetChanged(.wheelCircumference(21128)), "13 88 52"), (.targetChanged(.cadence(180)), "15 B4 00"), (.controlPermissionLost, "FF"),
         ]
         for (value, hex) in cases {
             try expectBytes(codec, value, bytes(hex))
@@ -169,7 +169,22 @@ struct FitnessMachineTests {
         expectRejected(codec, bytes("08 C8"), .invalidLength)
         expectRejected(codec, bytes("FF 00"), .invalidLength)
         #expect(codecError { () throws(GATTCodecError) in try FitnessMachineService.status.decode(bytes("08 C8")) }?.path
-                == ["Fitness Machine Status", "New Target Power"])
+                == ["Fitness Machine Status", "Target Power"])
+    }
+
+    // The FitnessMachineTarget table: control point op code and status op code of each target.
+    @Test("each target has its control point and status op codes")
+    func targetOpCodes() {
+        let table: [(FitnessMachineTarget, UInt8, UInt8)] = [
+            (.speed(0), 0x02, 0x05), (.inclination(0), 0x03, 0x06), (.resistanceLevel(0), 0x04, 0x07), (.power(0), 0x05, 0x08),
+            (.heartRate(0), 0x06, 0x09), (.indoorBikeSimulation(.init(windSpeed: 0, grade: 0, rollingResistanceCoefficient: 0, windResistanceCoefficient: 0)), 0x11, 0x12),
+            (.wheelCircumference(0), 0x12, 0x13), (.cadence(0), 0x14, 0x15),
+        ]
+        #expect(table.count == FitnessMachineTarget.Kind.allCases.count)
+        for (target, set, changed) in table {
+            #expect(FitnessMachineControlPoint.setTarget(target).opCode.rawValue == set, "\(target)")
+            #expect(FitnessMachineStatus.targetChanged(target).opCode.rawValue == changed, "\(target)")
+        }
     }
 
     @Test("the service declares its characteristics with the specification's properties")
@@ -205,9 +220,9 @@ struct FitnessMachineTests {
         var responseIterator = responses.makeAsyncIterator()
         var statusIterator = statuses.makeAsyncIterator()
         let commands: [FitnessMachineControlPoint] = [
-            .requestControl, .setTargetPower(200),
-            .setIndoorBikeSimulationParameters(IndoorBikeSimulationParameters(windSpeed: 0, grade: -150, rollingResistanceCoefficient: 33,
-                                                                              windResistanceCoefficient: 60)),
+            .requestControl, .setTarget(.power(200)),
+            .setTarget(.indoorBikeSimulation(IndoorBikeSimulationParameters(windSpeed: 0, grade: -150, rollingResistanceCoefficient: 33,
+                                                                            windResistanceCoefficient: 60))),
         ]
         for (index, command) in commands.enumerated() {
             try await remote.write(command, to: FitnessMachineService.controlPoint)
@@ -217,8 +232,8 @@ struct FitnessMachineTests {
             #expect(try await responseIterator.next() == answer)
         }
         #expect(requests.values == commands)
-        try await trainer.notify(FitnessMachineService.status, .targetPowerChanged(200))
-        #expect(try await statusIterator.next() == .targetPowerChanged(200))
+        try await trainer.notify(FitnessMachineService.status, .targetChanged(.power(200)))
+        #expect(try await statusIterator.next() == .targetChanged(.power(200)))
 
         var sent: [IndoorBikeData] = []
         for index in 0..<16 {

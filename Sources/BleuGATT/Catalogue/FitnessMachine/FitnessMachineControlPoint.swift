@@ -6,16 +6,9 @@
 /// |---|---|---|
 /// | 0x00 | Request Control | none |
 /// | 0x01 | Reset | none |
-/// | 0x02 | Set Target Speed | uint16 (1/100 km/h) |
-/// | 0x03 | Set Target Inclination | sint16 (1/10 %) |
-/// | 0x04 | Set Target Resistance Level | uint8 (1/10, unitless) |
-/// | 0x05 | Set Target Power | sint16 (W) |
-/// | 0x06 | Set Target Heart Rate | uint8 (bpm) |
+/// | 0x02–0x06, 0x11, 0x12, 0x14 | Set Target Speed, Inclination, Resistance Level, Power, Heart Rate; Set Indoor Bike Simulation Parameters; Set Wheel Circumference; Set Targeted Cadence | a ``FitnessMachineTarget`` |
 /// | 0x07 | Start or Resume | none |
 /// | 0x08 | Stop or Pause | uint8: 1 stop, 2 pause |
-/// | 0x11 | Set Indoor Bike Simulation Parameters | ``IndoorBikeSimulationParameters``, 6 bytes |
-/// | 0x12 | Set Wheel Circumference | uint16 (1/10 mm) |
-/// | 0x14 | Set Targeted Cadence | uint16 (1/2 per minute) |
 /// | 0x80 | Response Code | Request Op Code uint8, Result Code uint8 |
 ///
 /// The targeted energy, steps, strides, distance, time and heart-rate-zone op codes (0x09–0x10)
@@ -56,26 +49,13 @@ public enum FitnessMachineControlPoint: GATTStructure, Hashable {
     case requestControl
     /// Resets the machine's targets and session, and releases control.
     case reset
-    /// A target speed, in 1/100 km/h.
-    case setTargetSpeed(UInt16)
-    /// A target inclination, in 1/10 %.
-    case setTargetInclination(Int16)
-    /// A target resistance level, in tenths (unitless).
-    case setTargetResistanceLevel(UInt8)
-    /// A target power, in watts.
-    case setTargetPower(Int16)
-    /// A target heart rate, in beats per minute.
-    case setTargetHeartRate(UInt8)
+    /// Sets a target: speed, inclination, resistance level, power, heart rate, the indoor bike
+    /// simulation, the wheel circumference or the cadence (op codes 0x02–0x06, 0x11, 0x12, 0x14).
+    case setTarget(FitnessMachineTarget)
     /// Starts or resumes the session.
     case startOrResume
     /// Stops or pauses the session.
     case stopOrPause(StopOrPause)
-    /// Sets the simulated wind, grade and resistance coefficients.
-    case setIndoorBikeSimulationParameters(IndoorBikeSimulationParameters)
-    /// The wheel circumference, in 1/10 mm.
-    case setWheelCircumference(UInt16)
-    /// A target cadence, in 1/2 revolution per minute.
-    case setTargetedCadence(UInt16)
     /// The machine's answer to a request (op code 0x80), indicated.
     case response(FitnessMachineControlPointResponse)
 
@@ -84,16 +64,9 @@ public enum FitnessMachineControlPoint: GATTStructure, Hashable {
         switch self {
         case .requestControl: .requestControl
         case .reset: .reset
-        case .setTargetSpeed: .setTargetSpeed
-        case .setTargetInclination: .setTargetInclination
-        case .setTargetResistanceLevel: .setTargetResistanceLevel
-        case .setTargetPower: .setTargetPower
-        case .setTargetHeartRate: .setTargetHeartRate
+        case .setTarget(let target): OpCode(setting: target.kind)
         case .startOrResume: .startOrResume
         case .stopOrPause: .stopOrPause
-        case .setIndoorBikeSimulationParameters: .setIndoorBikeSimulationParameters
-        case .setWheelCircumference: .setWheelCircumference
-        case .setTargetedCadence: .setTargetedCadence
         case .response: .responseCode
         }
     }
@@ -102,17 +75,16 @@ public enum FitnessMachineControlPoint: GATTStructure, Hashable {
         switch try reader.decode(.enumeration(OpCode.self), field: "Op Code") {
         case .requestControl: self = .requestControl
         case .reset: self = .reset
-        case .setTargetSpeed: self = .setTargetSpeed(try reader.decode(.uint16, field: "Target Speed"))
-        case .setTargetInclination: self = .setTargetInclination(try reader.decode(.sint16, field: "Target Inclination"))
-        case .setTargetResistanceLevel: self = .setTargetResistanceLevel(try reader.decode(.uint8, field: "Target Resistance Level"))
-        case .setTargetPower: self = .setTargetPower(try reader.decode(.sint16, field: "Target Power"))
-        case .setTargetHeartRate: self = .setTargetHeartRate(try reader.decode(.uint8, field: "Target Heart Rate"))
+        case .setTargetSpeed: self = .setTarget(try FitnessMachineTarget(.speed, from: &reader))
+        case .setTargetInclination: self = .setTarget(try FitnessMachineTarget(.inclination, from: &reader))
+        case .setTargetResistanceLevel: self = .setTarget(try FitnessMachineTarget(.resistanceLevel, from: &reader))
+        case .setTargetPower: self = .setTarget(try FitnessMachineTarget(.power, from: &reader))
+        case .setTargetHeartRate: self = .setTarget(try FitnessMachineTarget(.heartRate, from: &reader))
         case .startOrResume: self = .startOrResume
         case .stopOrPause: self = .stopOrPause(try reader.decode(.enumeration(StopOrPause.self), field: "Control Information"))
-        case .setIndoorBikeSimulationParameters:
-            self = .setIndoorBikeSimulationParameters(try IndoorBikeSimulationParameters(from: &reader))
-        case .setWheelCircumference: self = .setWheelCircumference(try reader.decode(.uint16, field: "Wheel Circumference"))
-        case .setTargetedCadence: self = .setTargetedCadence(try reader.decode(.uint16, field: "Targeted Cadence"))
+        case .setIndoorBikeSimulationParameters: self = .setTarget(try FitnessMachineTarget(.indoorBikeSimulation, from: &reader))
+        case .setWheelCircumference: self = .setTarget(try FitnessMachineTarget(.wheelCircumference, from: &reader))
+        case .setTargetedCadence: self = .setTarget(try FitnessMachineTarget(.cadence, from: &reader))
         case .responseCode:
             self = .response(FitnessMachineControlPointResponse(
                 requestOpCode: try reader.decode(.uint8, field: "Request Op Code"),
@@ -124,15 +96,27 @@ public enum FitnessMachineControlPoint: GATTStructure, Hashable {
         writer.writeInteger(opCode.rawValue)
         switch self {
         case .requestControl, .reset, .startOrResume: break
-        case .setTargetSpeed(let value), .setWheelCircumference(let value), .setTargetedCadence(let value):
-            writer.writeInteger(value)
-        case .setTargetInclination(let value), .setTargetPower(let value): writer.writeInteger(value)
-        case .setTargetResistanceLevel(let value), .setTargetHeartRate(let value): writer.writeInteger(value)
+        case .setTarget(let target): try target.encode(to: &writer)
         case .stopOrPause(let value): writer.writeInteger(value.rawValue)
-        case .setIndoorBikeSimulationParameters(let parameters): try parameters.encode(to: &writer)
         case .response(let response):
             writer.writeInteger(response.requestOpCode)
             writer.writeInteger(response.result.rawValue)
+        }
+    }
+}
+
+extension FitnessMachineControlPoint.OpCode {
+    /// The op code that sets a `kind` target.
+    init(setting kind: FitnessMachineTarget.Kind) {
+        switch kind {
+        case .speed: self = .setTargetSpeed
+        case .inclination: self = .setTargetInclination
+        case .resistanceLevel: self = .setTargetResistanceLevel
+        case .power: self = .setTargetPower
+        case .heartRate: self = .setTargetHeartRate
+        case .indoorBikeSimulation: self = .setIndoorBikeSimulationParameters
+        case .wheelCircumference: self = .setWheelCircumference
+        case .cadence: self = .setTargetedCadence
         }
     }
 }
@@ -163,56 +147,5 @@ public struct FitnessMachineControlPointResponse: Sendable, Hashable {
     public init(requestOpCode: UInt8, result: Result) {
         self.requestOpCode = requestOpCode
         self.result = result
-    }
-}
-
-/// The parameter of Stop or Pause (control point op code 0x08) and of the Fitness Machine Stopped
-/// or Paused by the User status (0x02), a `uint8`. 0 and 3–255 are reserved and rejected.
-public enum StopOrPause: UInt8, Sendable, Hashable, CaseIterable {
-    /// 0x01: stop the session.
-    case stop = 0x01
-    /// 0x02: pause it.
-    case pause = 0x02
-}
-
-/// The Indoor Bike Simulation Parameters (control point op code 0x11, status 0x12): what a smart
-/// trainer simulates. Fitness Machine Service specification:
-///
-/// | field | size |
-/// |---|---|
-/// | Wind Speed | sint16 (1/1000 m/s) |
-/// | Grade | sint16 (1/100 %) |
-/// | Coefficient of Rolling Resistance (Crr) | uint8 (1/10000) |
-/// | Wind Resistance Coefficient (Cw) | uint8 (1/100 kg/m) |
-public struct IndoorBikeSimulationParameters: GATTStructure, Hashable {
-    /// Wind speed, in 1/1000 m/s; positive is a headwind.
-    public var windSpeed: Int16
-    /// Grade, in 1/100 %.
-    public var grade: Int16
-    /// Coefficient of rolling resistance, in 1/10000.
-    public var rollingResistanceCoefficient: UInt8
-    /// Wind resistance coefficient, in 1/100 kg/m.
-    public var windResistanceCoefficient: UInt8
-
-    /// Simulation parameters.
-    public init(windSpeed: Int16, grade: Int16, rollingResistanceCoefficient: UInt8, windResistanceCoefficient: UInt8) {
-        self.windSpeed = windSpeed
-        self.grade = grade
-        self.rollingResistanceCoefficient = rollingResistanceCoefficient
-        self.windResistanceCoefficient = windResistanceCoefficient
-    }
-
-    public init(from reader: inout GATTReader) throws(GATTCodecError) {
-        windSpeed = try reader.decode(.sint16, field: "Wind Speed")
-        grade = try reader.decode(.sint16, field: "Grade")
-        rollingResistanceCoefficient = try reader.decode(.uint8, field: "Crr")
-        windResistanceCoefficient = try reader.decode(.uint8, field: "Cw")
-    }
-
-    public func encode(to writer: inout GATTWriter) throws(GATTCodecError) {
-        writer.writeInteger(windSpeed)
-        writer.writeInteger(grade)
-        writer.writeInteger(rollingResistanceCoefficient)
-        writer.writeInteger(windResistanceCoefficient)
     }
 }

@@ -8,14 +8,7 @@
 /// | 0x02 | Fitness Machine Stopped or Paused by the User | uint8: 1 stop, 2 pause |
 /// | 0x03 | Fitness Machine Stopped by Safety Key | none |
 /// | 0x04 | Fitness Machine Started or Resumed by the User | none |
-/// | 0x05 | Target Speed Changed | uint16 (1/100 km/h) |
-/// | 0x06 | Target Incline Changed | sint16 (1/10 %) |
-/// | 0x07 | Target Resistance Level Changed | uint8 (1/10, unitless) |
-/// | 0x08 | Target Power Changed | sint16 (W) |
-/// | 0x09 | Target Heart Rate Changed | uint8 (bpm) |
-/// | 0x12 | Indoor Bike Simulation Parameters Changed | ``IndoorBikeSimulationParameters`` |
-/// | 0x13 | Wheel Circumference Changed | uint16 (1/10 mm) |
-/// | 0x15 | Targeted Cadence Changed | uint16 (1/2 per minute) |
+/// | 0x05–0x09, 0x12, 0x13, 0x15 | Target Speed, Incline, Resistance Level, Power, Heart Rate Changed; Indoor Bike Simulation Parameters Changed; Wheel Circumference Changed; Targeted Cadence Changed | a ``FitnessMachineTarget`` |
 /// | 0xFF | Control Permission Lost | none |
 ///
 /// The targeted energy, steps, strides, distance, time and zone statuses (0x0A–0x11) and Spin Down
@@ -60,22 +53,8 @@ public enum FitnessMachineStatus: GATTStructure, Hashable {
     case stoppedBySafetyKey
     /// The user started or resumed the session on the machine.
     case startedOrResumedByUser
-    /// The new target speed, in 1/100 km/h.
-    case targetSpeedChanged(UInt16)
-    /// The new target inclination, in 1/10 %.
-    case targetInclineChanged(Int16)
-    /// The new target resistance level, in tenths.
-    case targetResistanceLevelChanged(UInt8)
-    /// The new target power, in watts.
-    case targetPowerChanged(Int16)
-    /// The new target heart rate, in beats per minute.
-    case targetHeartRateChanged(UInt8)
-    /// The new simulation parameters.
-    case indoorBikeSimulationParametersChanged(IndoorBikeSimulationParameters)
-    /// The new wheel circumference, in 1/10 mm.
-    case wheelCircumferenceChanged(UInt16)
-    /// The new target cadence, in 1/2 revolution per minute.
-    case targetedCadenceChanged(UInt16)
+    /// A target changed, to this value (op codes 0x05–0x09, 0x12, 0x13, 0x15).
+    case targetChanged(FitnessMachineTarget)
     /// The client that had control lost it.
     case controlPermissionLost
 
@@ -86,14 +65,7 @@ public enum FitnessMachineStatus: GATTStructure, Hashable {
         case .stoppedOrPausedByUser: .stoppedOrPausedByUser
         case .stoppedBySafetyKey: .stoppedBySafetyKey
         case .startedOrResumedByUser: .startedOrResumedByUser
-        case .targetSpeedChanged: .targetSpeedChanged
-        case .targetInclineChanged: .targetInclineChanged
-        case .targetResistanceLevelChanged: .targetResistanceLevelChanged
-        case .targetPowerChanged: .targetPowerChanged
-        case .targetHeartRateChanged: .targetHeartRateChanged
-        case .indoorBikeSimulationParametersChanged: .indoorBikeSimulationParametersChanged
-        case .wheelCircumferenceChanged: .wheelCircumferenceChanged
-        case .targetedCadenceChanged: .targetedCadenceChanged
+        case .targetChanged(let target): OpCode(changing: target.kind)
         case .controlPermissionLost: .controlPermissionLost
         }
     }
@@ -105,17 +77,15 @@ public enum FitnessMachineStatus: GATTStructure, Hashable {
             self = .stoppedOrPausedByUser(try reader.decode(.enumeration(StopOrPause.self), field: "Control Information"))
         case .stoppedBySafetyKey: self = .stoppedBySafetyKey
         case .startedOrResumedByUser: self = .startedOrResumedByUser
-        case .targetSpeedChanged: self = .targetSpeedChanged(try reader.decode(.uint16, field: "New Target Speed"))
-        case .targetInclineChanged: self = .targetInclineChanged(try reader.decode(.sint16, field: "New Target Incline"))
-        case .targetResistanceLevelChanged:
-            self = .targetResistanceLevelChanged(try reader.decode(.uint8, field: "New Target Resistance Level"))
-        case .targetPowerChanged: self = .targetPowerChanged(try reader.decode(.sint16, field: "New Target Power"))
-        case .targetHeartRateChanged: self = .targetHeartRateChanged(try reader.decode(.uint8, field: "New Target Heart Rate"))
+        case .targetSpeedChanged: self = .targetChanged(try FitnessMachineTarget(.speed, from: &reader))
+        case .targetInclineChanged: self = .targetChanged(try FitnessMachineTarget(.inclination, from: &reader))
+        case .targetResistanceLevelChanged: self = .targetChanged(try FitnessMachineTarget(.resistanceLevel, from: &reader))
+        case .targetPowerChanged: self = .targetChanged(try FitnessMachineTarget(.power, from: &reader))
+        case .targetHeartRateChanged: self = .targetChanged(try FitnessMachineTarget(.heartRate, from: &reader))
         case .indoorBikeSimulationParametersChanged:
-            self = .indoorBikeSimulationParametersChanged(try IndoorBikeSimulationParameters(from: &reader))
-        case .wheelCircumferenceChanged:
-            self = .wheelCircumferenceChanged(try reader.decode(.uint16, field: "New Wheel Circumference"))
-        case .targetedCadenceChanged: self = .targetedCadenceChanged(try reader.decode(.uint16, field: "New Targeted Cadence"))
+            self = .targetChanged(try FitnessMachineTarget(.indoorBikeSimulation, from: &reader))
+        case .wheelCircumferenceChanged: self = .targetChanged(try FitnessMachineTarget(.wheelCircumference, from: &reader))
+        case .targetedCadenceChanged: self = .targetChanged(try FitnessMachineTarget(.cadence, from: &reader))
         case .controlPermissionLost: self = .controlPermissionLost
         }
     }
@@ -125,11 +95,23 @@ public enum FitnessMachineStatus: GATTStructure, Hashable {
         switch self {
         case .reset, .stoppedBySafetyKey, .startedOrResumedByUser, .controlPermissionLost: break
         case .stoppedOrPausedByUser(let value): writer.writeInteger(value.rawValue)
-        case .targetSpeedChanged(let value), .wheelCircumferenceChanged(let value), .targetedCadenceChanged(let value):
-            writer.writeInteger(value)
-        case .targetInclineChanged(let value), .targetPowerChanged(let value): writer.writeInteger(value)
-        case .targetResistanceLevelChanged(let value), .targetHeartRateChanged(let value): writer.writeInteger(value)
-        case .indoorBikeSimulationParametersChanged(let parameters): try parameters.encode(to: &writer)
+        case .targetChanged(let target): try target.encode(to: &writer)
+        }
+    }
+}
+
+extension FitnessMachineStatus.OpCode {
+    /// The op code that reports a `kind` target changed.
+    init(changing kind: FitnessMachineTarget.Kind) {
+        switch kind {
+        case .speed: self = .targetSpeedChanged
+        case .inclination: self = .targetInclineChanged
+        case .resistanceLevel: self = .targetResistanceLevelChanged
+        case .power: self = .targetPowerChanged
+        case .heartRate: self = .targetHeartRateChanged
+        case .indoorBikeSimulation: self = .indoorBikeSimulationParametersChanged
+        case .wheelCircumference: self = .wheelCircumferenceChanged
+        case .cadence: self = .targetedCadenceChanged
         }
     }
 }
