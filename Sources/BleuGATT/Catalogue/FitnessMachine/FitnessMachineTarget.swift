@@ -32,7 +32,22 @@ public enum FitnessMachineTarget: Sendable, Hashable {
 
     /// Which target, without its value.
     public enum Kind: Sendable, Hashable, CaseIterable {
-        case speed, inclination, resistanceLevel, power, heartRate, indoorBikeSimulation, wheelCircumference, cadence
+        /// ``FitnessMachineTarget/speed(_:)``.
+        case speed
+        /// ``FitnessMachineTarget/inclination(_:)``.
+        case inclination
+        /// ``FitnessMachineTarget/resistanceLevel(_:)``.
+        case resistanceLevel
+        /// ``FitnessMachineTarget/power(_:)``.
+        case power
+        /// ``FitnessMachineTarget/heartRate(_:)``.
+        case heartRate
+        /// ``FitnessMachineTarget/indoorBikeSimulation(_:)``.
+        case indoorBikeSimulation
+        /// ``FitnessMachineTarget/wheelCircumference(_:)``.
+        case wheelCircumference
+        /// ``FitnessMachineTarget/cadence(_:)``.
+        case cadence
     }
 
     /// Which target this is.
