@@ -196,7 +196,7 @@ struct CyclingPowerTests {
         let measurements = try await remote.subscribe(to: CyclingPowerService.measurement)
         let vectors = try await remote.subscribe(to: CyclingPowerService.vector)
         let responses = try await remote.subscribe(to: CyclingPowerService.controlPoint)
-        for _ in 0..<3 { _ = await peripheralEvents.first { if case .subscribed = $0 { true } else { false } } }
+        await peripheralEvents.waitForSubscriptions(3)
 
         var sent: [CyclingPowerMeasurement] = []
         for index in 0..<12 {
@@ -209,12 +209,7 @@ struct CyclingPowerTests {
                                                 crankRevolutions: CrankRevolutionData(cumulativeRevolutions: UInt16(index), lastEventTime: 700 * UInt16(index)),
                                                 extremeForceMagnitudes: force, extremeAngles: angles))
         }
-        for value in sent { try await meter.notify(CyclingPowerService.measurement, value) }
-        var received: [CyclingPowerMeasurement] = []
-        for try await value in measurements {
-            received.append(value)
-            if received.count == sent.count { break }
-        }
+        let received = try await roundTrip(sent, send: { try await meter.notify(CyclingPowerService.measurement, $0) }, through: measurements)
         #expect(received == sent)
 
         let vector = CyclingPowerVector(crankRevolutions: CrankRevolutionData(cumulativeRevolutions: 12, lastEventTime: 8000),

@@ -165,7 +165,7 @@ struct CyclingSpeedAndCadenceTests {
         #expect(try await remote.read(CyclingSpeedAndCadenceService.sensorLocation) == .rearDropout)
         let measurements = try await remote.subscribe(to: CyclingSpeedAndCadenceService.measurement)
         let responses = try await remote.subscribe(to: CyclingSpeedAndCadenceService.controlPoint)
-        for _ in 0..<2 { _ = await peripheralEvents.first { if case .subscribed = $0 { true } else { false } } }
+        await peripheralEvents.waitForSubscriptions(2)
 
         var sent: [CSCMeasurement] = []
         for index in 0..<20 {
@@ -174,12 +174,7 @@ struct CyclingSpeedAndCadenceTests {
             let crank: CrankRevolutionData? = index.isMultiple(of: 3) ? nil : CrankRevolutionData(cumulativeRevolutions: step, lastEventTime: 700 * step)
             sent.append(CSCMeasurement(wheelRevolutions: wheel, crankRevolutions: crank))
         }
-        for value in sent { try await sensor.notify(CyclingSpeedAndCadenceService.measurement, value) }
-        var received: [CSCMeasurement] = []
-        for try await value in measurements {
-            received.append(value)
-            if received.count == sent.count { break }
-        }
+        let received = try await roundTrip(sent, send: { try await sensor.notify(CyclingSpeedAndCadenceService.measurement, $0) }, through: measurements)
         #expect(received == sent)
 
         try await remote.write(.requestSupportedSensorLocations, to: CyclingSpeedAndCadenceService.controlPoint)

@@ -215,7 +215,7 @@ struct FitnessMachineTests {
         let data = try await remote.subscribe(to: FitnessMachineService.indoorBikeData)
         let responses = try await remote.subscribe(to: FitnessMachineService.controlPoint)
         let statuses = try await remote.subscribe(to: FitnessMachineService.status)
-        for _ in 0..<3 { _ = await peripheralEvents.first { if case .subscribed = $0 { true } else { false } } }
+        await peripheralEvents.waitForSubscriptions(3)
 
         var responseIterator = responses.makeAsyncIterator()
         var statusIterator = statuses.makeAsyncIterator()
@@ -244,12 +244,7 @@ struct FitnessMachineTests {
                 sent.append(IndoorBikeData(totalDistance: 50 * UInt32(index), resistanceLevel: Int16(index), elapsedTime: step))
             }
         }
-        for value in sent { try await trainer.notify(FitnessMachineService.indoorBikeData, value) }
-        var received: [IndoorBikeData] = []
-        for try await value in data {
-            received.append(value)
-            if received.count == sent.count { break }
-        }
+        let received = try await roundTrip(sent, send: { try await trainer.notify(FitnessMachineService.indoorBikeData, $0) }, through: data)
         #expect(received == sent)
     }
 }

@@ -97,7 +97,7 @@ struct RunningSpeedAndCadenceTests {
         #expect(try await remote.read(RunningSpeedAndCadenceService.sensorLocation) == .inShoe)
         let measurements = try await remote.subscribe(to: RunningSpeedAndCadenceService.measurement)
         let responses = try await remote.subscribe(to: RunningSpeedAndCadenceService.controlPoint)
-        for _ in 0..<2 { _ = await peripheralEvents.first { if case .subscribed = $0 { true } else { false } } }
+        await peripheralEvents.waitForSubscriptions(2)
 
         var sent: [RSCMeasurement] = []
         for index in 0..<16 {
@@ -107,12 +107,7 @@ struct RunningSpeedAndCadenceTests {
                                        instantaneousStrideLength: stride, totalDistance: 25 * UInt32(index),
                                        motion: index < 8 ? .walking : .running))
         }
-        for value in sent { try await pod.notify(RunningSpeedAndCadenceService.measurement, value) }
-        var received: [RSCMeasurement] = []
-        for try await value in measurements {
-            received.append(value)
-            if received.count == sent.count { break }
-        }
+        let received = try await roundTrip(sent, send: { try await pod.notify(RunningSpeedAndCadenceService.measurement, $0) }, through: measurements)
         #expect(received == sent)
 
         try await remote.write(.setCumulativeValue(0), to: RunningSpeedAndCadenceService.controlPoint)
