@@ -129,7 +129,7 @@ struct ConstrainedCodecTests {
         #expect(error?.found == "3, which Mode does not define")
     }
 
-    @Test("bit fields keep undefined bits by default and reject them on request")
+    @Test("bit fields keep undefined bits by default, reject them on request, or drop them as reserved")
     func bitFields() throws {
         try expectBytes(.bitField(Features([.a, .b])), [.a, .b], bytes("05"))
         try expectBytes(.bitField(Features([.a, .b])), Features(rawValue: 0x85), bytes("85"))
@@ -137,6 +137,10 @@ struct ConstrainedCodecTests {
         expectRejected(strict, bytes("85"), .valueNotAllowed)
         #expect(codecError { () throws(GATTCodecError) in try strict.encode(Features(rawValue: 0x02)) }?.kind == .valueNotAllowed)
         #expect(try strict.decode(bytes("04")) == .b)
+        let reserved = BitFieldCodec(defined: Features([.a, .b]), undefinedBits: .ignore)
+        #expect(try reserved.decode(bytes("87")) == [.a, .b])                  // 0x82 reserved: dropped when read
+        #expect(try reserved.encode(Features(rawValue: 0xFF)) == bytes("05"))   // and written 0
+        expectRejected(reserved, bytes(""), .invalidLength)
     }
 }
 
