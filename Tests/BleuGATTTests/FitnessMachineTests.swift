@@ -6,10 +6,13 @@ import Testing
 /// Fitness Machine Service characteristics of an indoor bike against bytes built by hand from the
 /// GATT Specification Supplement's field tables ("Indoor Bike Data", "Fitness Machine Feature",
 /// "Fitness Machine Control Point", "Fitness Machine Status") and the Fitness Machine Service
-/// specification. The Indoor Bike Data layout was cross-checked against the SIG's 2017 XML
-/// definition as public pages show it (Resistance Level sint16; a GSS revision is reported to
-/// list uint8); the feature bits, op codes and parameter sizes come from memory of the FTMS
-/// specification, not checked against the SIG's documents.
+/// specification, written from memory and cross-checked, as facts only, against public sources:
+/// the Indoor Bike Data layout against the SIG's 2017 XML definition as public pages show it
+/// (Resistance Level sint16; a GSS revision is reported to list uint8); the Fitness Machine
+/// Features bits 0–16, the control point op codes 0x00, 0x05, 0x08 (1 stop, 2 pause), 0x13, 0x14
+/// and 0x80, the status op codes 0x01–0x05, 0x07 (uint8) and 0x08 (sint16), and the simulation
+/// parameters' sizes and resolutions against open-source FTMS implementations. The Target
+/// Setting Features bits and the other op codes are from memory only.
 @Suite("Catalogue: Fitness Machine (indoor bike)")
 struct FitnessMachineTests {
     let bikeData = FitnessMachineService.indoorBikeData
