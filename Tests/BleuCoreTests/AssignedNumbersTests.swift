@@ -37,6 +37,33 @@ struct AssignedNumbersTests {
         }
     }
 
+    @Test("the fitness profiles' constants carry the SIG's names")
+    func fitnessNames() {
+        let named: [(BluetoothUUID, String)] = [
+            (BluetoothUUID.Service.cyclingSpeedAndCadence, "Cycling Speed and Cadence"),
+            (BluetoothUUID.Characteristic.cscMeasurement, "CSC Measurement"),
+            (BluetoothUUID.Characteristic.cscFeature, "CSC Feature"),
+            (BluetoothUUID.Characteristic.sensorLocation, "Sensor Location"),
+            (BluetoothUUID.Characteristic.scControlPoint, "SC Control Point"),
+            (BluetoothUUID.Service.runningSpeedAndCadence, "Running Speed and Cadence"),
+            (BluetoothUUID.Characteristic.rscMeasurement, "RSC Measurement"),
+            (BluetoothUUID.Characteristic.rscFeature, "RSC Feature"),
+            (BluetoothUUID.Service.cyclingPower, "Cycling Power"),
+            (BluetoothUUID.Characteristic.cyclingPowerMeasurement, "Cycling Power Measurement"),
+            (BluetoothUUID.Characteristic.cyclingPowerVector, "Cycling Power Vector"),
+            (BluetoothUUID.Characteristic.cyclingPowerFeature, "Cycling Power Feature"),
+            (BluetoothUUID.Characteristic.cyclingPowerControlPoint, "Cycling Power Control Point"),
+            (BluetoothUUID.Service.fitnessMachine, "Fitness Machine"),
+            (BluetoothUUID.Characteristic.fitnessMachineFeature, "Fitness Machine Feature"),
+            (BluetoothUUID.Characteristic.indoorBikeData, "Indoor Bike Data"),
+            (BluetoothUUID.Characteristic.fitnessMachineControlPoint, "Fitness Machine Control Point"),
+            (BluetoothUUID.Characteristic.fitnessMachineStatus, "Fitness Machine Status"),
+        ]
+        for (uuid, name) in named {
+            #expect(uuid.name == name, "\(uuid)")
+        }
+    }
+
     @Test("company identifiers carry their names; manufacturer data names its company")
     func companies() {
         #expect(CompanyIdentifier(0x004C).name == "Apple, Inc.")

@@ -129,7 +129,7 @@ struct ConstrainedCodecTests {
         #expect(error?.found == "3, which Mode does not define")
     }
 
-    @Test("bit fields keep undefined bits by default and reject them on request")
+    @Test("bit fields keep undefined bits by default, or reject them on request")
     func bitFields() throws {
         try expectBytes(.bitField(Features([.a, .b])), [.a, .b], bytes("05"))
         try expectBytes(.bitField(Features([.a, .b])), Features(rawValue: 0x85), bytes("85"))
@@ -144,6 +144,7 @@ struct ConstrainedCodecTests {
         let cleared = BitFieldCodec(defined: Features([.a, .b]), undefinedBits: .clear)
         #expect(try cleared.decode(bytes("87")) == [.a, .b])
         #expect(try cleared.encode(Features(rawValue: 0x87)) == bytes("05"))
+        expectRejected(cleared, bytes(""), .invalidLength)
         // A 24-bit field as a UInt32 set: three bytes each way; bits above them refused unless cleared.
         let wide = BitFieldCodec(defined: Wide.all, byteCount: 3)
         try expectBytes(wide, Wide(rawValue: 0x80_0001), bytes("01 00 80"))

@@ -119,7 +119,7 @@ extension Data {
 }
 
 extension CodecProperty {
-    static let all: [CodecProperty] = [
+    static let all: [CodecProperty] = fitness + [
         CodecProperty("uint8", .uint8, .exact) { .random(in: .min ... .max, using: &$0) },
         CodecProperty("uint16", .uint16, .exact) { .random(in: .min ... .max, using: &$0) },
         CodecProperty("uint32", .uint32, .exact) { .random(in: .min ... .max, using: &$0) },

@@ -22,6 +22,7 @@ struct SIGCatalogueTests {
             (0x2A38, "02", "wrist"),                                  // Body Sensor Location
             (0x2A21, "05 00", "5 s"),                                 // Measurement Interval
             (0x2A21, "00 00", "no periodic measurement"),
+            (0x2A5D, "0A", "rearDropout"),                            // Sensor Location (CSC, RSC, Cycling Power)
         ]
         for (uuid, hex, expected) in cases {
             #expect(try SIGCatalogue.describe(bytes(hex), of: BluetoothUUID(uuid)) == expected, "0x\(String(uuid, radix: 16)) \(hex)")

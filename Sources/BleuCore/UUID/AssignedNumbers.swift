@@ -25,6 +25,14 @@ extension BluetoothUUID {
         public static let pulseOximeter = BluetoothUUID(0x1822)
         // Glucose
         public static let glucose = BluetoothUUID(0x1808)
+        // Cycling Speed and Cadence
+        public static let cyclingSpeedAndCadence = BluetoothUUID(0x1816)
+        // Running Speed and Cadence
+        public static let runningSpeedAndCadence = BluetoothUUID(0x1814)
+        // Cycling Power
+        public static let cyclingPower = BluetoothUUID(0x1818)
+        // Fitness Machine
+        public static let fitnessMachine = BluetoothUUID(0x1826)
     }
 
     /// GATT characteristic UUIDs.
@@ -124,6 +132,25 @@ extension BluetoothUUID {
         public static let glucoseMeasurementContext = BluetoothUUID(0x2A34)
         public static let glucoseFeature = BluetoothUUID(0x2A51)
         public static let recordAccessControlPoint = BluetoothUUID(0x2A52)
+        // Cycling Speed and Cadence (Sensor Location and SC Control Point are shared with
+        // Running Speed and Cadence; Sensor Location with Cycling Power)
+        public static let scControlPoint = BluetoothUUID(0x2A55)
+        public static let cscMeasurement = BluetoothUUID(0x2A5B)
+        public static let cscFeature = BluetoothUUID(0x2A5C)
+        public static let sensorLocation = BluetoothUUID(0x2A5D)
+        // Running Speed and Cadence
+        public static let rscMeasurement = BluetoothUUID(0x2A53)
+        public static let rscFeature = BluetoothUUID(0x2A54)
+        // Cycling Power
+        public static let cyclingPowerMeasurement = BluetoothUUID(0x2A63)
+        public static let cyclingPowerVector = BluetoothUUID(0x2A64)
+        public static let cyclingPowerFeature = BluetoothUUID(0x2A65)
+        public static let cyclingPowerControlPoint = BluetoothUUID(0x2A66)
+        // Fitness Machine (the indoor bike's characteristics)
+        public static let fitnessMachineFeature = BluetoothUUID(0x2ACC)
+        public static let indoorBikeData = BluetoothUUID(0x2AD2)
+        public static let fitnessMachineControlPoint = BluetoothUUID(0x2AD9)
+        public static let fitnessMachineStatus = BluetoothUUID(0x2ADA)
     }
 
     /// GATT descriptor UUIDs: the Core Specification's (0x2900–0x2906, Vol 3 Part G §3.3.3) and

@@ -13,7 +13,8 @@ public enum SIGCatalogue {
     /// Knows the GAP Device Name and Appearance and every readable or notified characteristic of
     /// the catalogue's services (Battery, Device Information, Heart Rate, Health Thermometer,
     /// Current Time, Environmental Sensing, Link Loss, Tx Power, Blood Pressure, Weight Scale,
-    /// Body Composition, Pulse Oximeter, Glucose).
+    /// Body Composition, Pulse Oximeter, Glucose, Cycling Speed and Cadence, Running Speed and
+    /// Cadence, Cycling Power, Fitness Machine's indoor bike; Sensor Location once, shared).
     ///
     /// - Returns: the description, or `nil` when the catalogue does not know `uuid`.
     /// - Throws: ``GATTCodecError`` when the UUID is known but the bytes do not decode as its
@@ -88,5 +89,16 @@ public enum SIGCatalogue {
         entry(GlucoseService.measurementContext),
         entry(GlucoseService.feature),
         entry(GlucoseService.recordAccessControlPoint),
+        entry(CyclingSpeedAndCadenceService.measurement),
+        entry(CyclingSpeedAndCadenceService.feature),
+        entry(CyclingSpeedAndCadenceService.sensorLocation),
+        entry(RunningSpeedAndCadenceService.measurement),
+        entry(RunningSpeedAndCadenceService.feature),
+        entry(CyclingPowerService.measurement),
+        entry(CyclingPowerService.feature),
+        entry(CyclingPowerService.vector),
+        entry(FitnessMachineService.feature),
+        entry(FitnessMachineService.indoorBikeData),
+        entry(FitnessMachineService.status),
     ])
 }

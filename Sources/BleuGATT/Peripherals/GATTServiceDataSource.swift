@@ -19,6 +19,8 @@ public struct SIGServiceDataSource: GATTServiceDataSource {
         ImmediateAlertService.self, LinkLossService.self, TxPowerService.self,
         BloodPressureService.self, WeightScaleService.self, BodyCompositionService.self, PulseOximeterService.self,
         GlucoseService.self,
+        CyclingSpeedAndCadenceService.self, RunningSpeedAndCadenceService.self, CyclingPowerService.self,
+        FitnessMachineService.self,
     ]
 
     private static let byUUID: [BluetoothUUID: any GATTService.Type] =
