@@ -5,7 +5,9 @@ serve_gatt: a GATT server and an LE credit-based channel, as an independent peri
   Device Information (manufacturer "Bumble Works"),
   a service 6E400001-… with a control characteristic (write with response, …02) and an input
   characteristic (write without response, …03); each write is reported as
-  {"written": HEX, "uuid": UUID}. The L2CAP channel (dynamic PSM) echoes every SDU back.
+  {"written": HEX, "uuid": UUID}. The control characteristic carries a readable and writable
+  Environmental Sensing Trigger Setting descriptor (0x290D, first 00: inactive) that keeps what
+  is written and reports it as {"descriptor": HEX, "uuid": "290D"}. The L2CAP channel (dynamic PSM) echoes every SDU back.
 run_central: connects to a target, exchanges MTU, discovers and reads everything, writes one
   value with response, subscribes, optionally opens an L2CAP channel and checks an echo, and
   reports what it found.
@@ -21,6 +23,7 @@ from bumble.gatt import (
     GATT_CHARACTERISTIC_USER_DESCRIPTION_DESCRIPTOR,
     GATT_BATTERY_SERVICE,
     GATT_DEVICE_INFORMATION_SERVICE,
+    GATT_ENVIRONMENTAL_SENSING_TRIGGER_DESCRIPTOR,
     GATT_MANUFACTURER_NAME_STRING_CHARACTERISTIC,
     Characteristic,
     CharacteristicValue,
@@ -138,6 +141,15 @@ def serve_gatt(device, report, secret=False):
     def recorder(uuid):
         return CharacteristicValue(write=lambda _connection, value: report({'written': bytes(value).hex(), 'uuid': uuid}))
 
+    trigger = bytearray([0x00])
+
+    def trigger_written(_connection, value):
+        trigger[:] = bytes(value)
+        report({'descriptor': bytes(value).hex(), 'uuid': '290D'})
+
+    trigger_setting = Descriptor(GATT_ENVIRONMENTAL_SENSING_TRIGGER_DESCRIPTOR, Descriptor.READABLE | Descriptor.WRITEABLE,
+                                 CharacteristicValue(read=lambda _connection: bytes(trigger), write=trigger_written))
+
     device.add_services([
         Service(GATT_BATTERY_SERVICE, [level]),
         Service(GATT_DEVICE_INFORMATION_SERVICE, [
@@ -145,7 +157,8 @@ def serve_gatt(device, report, secret=False):
                            Characteristic.READABLE, b'Bumble Works'),
         ]),
         Service('6E400001-B5A3-F393-E0A9-E50E24DCCA9E', [
-            Characteristic(CONTROL, Characteristic.Properties.WRITE, Characteristic.WRITEABLE, recorder(CONTROL)),
+            Characteristic(CONTROL, Characteristic.Properties.WRITE, Characteristic.WRITEABLE, recorder(CONTROL),
+                           descriptors=[trigger_setting]),
             Characteristic(INPUT, Characteristic.Properties.WRITE_WITHOUT_RESPONSE, Characteristic.WRITEABLE,
                            recorder(INPUT)),
         ] + ([Characteristic(SECRET, Characteristic.Properties.READ,

@@ -13,7 +13,7 @@ struct CentralManagerBumbleTests {
     static let control = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")
     static let input = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")
 
-    @Test("scan, connect, typed reads, writes both ways, notifications, an L2CAP echo, disconnect")
+    @Test("scan, connect, typed reads, writes both ways, a typed descriptor written and read back, notifications, an L2CAP echo, disconnect")
     func againstBumble() async throws {
         let link = try await BumbleLink.start(peer: "advertise", name: "bumble-gatt")
         defer { link.stop() }
@@ -51,6 +51,18 @@ struct CentralManagerBumbleTests {
         }
         #expect(written == ["c0ffee", String(repeating: "ab", count: 300), "00", "01", "02"],
                 "Bumble received the long write whole (prepared writes) and the commands in order")
+
+        // A typed descriptor write to Bumble's writable ES Trigger Setting (first inactive):
+        // Bumble keeps and reports the bytes, and a typed read gives the value back.
+        let client = BleuGATT.GATTClient(central: central, peripheral: id)
+        let trigger = EnvironmentalSensingTriggerSetting(condition: .fixedInterval, operand: .seconds(0x01_2C))
+        #expect(try await client.read(.environmentalSensingTriggerSetting, of: control)
+                == EnvironmentalSensingTriggerSetting(condition: .inactive))
+        try await client.write(trigger, to: .environmentalSensingTriggerSetting, of: control)
+        var descriptorWrite: String?
+        while descriptorWrite == nil, let line = try await link.nextObject() { descriptorWrite = line["descriptor"] as? String }
+        #expect(descriptorWrite == "012c0100", "Condition 0x01, then the interval as a uint24: 300 s")
+        #expect(try await client.read(.environmentalSensingTriggerSetting, of: control) == trigger)
 
         // Notifications: Bumble sends 1…10 on subscription.
         var levels: [UInt8] = []
