@@ -174,4 +174,24 @@ struct TypedPeripheralTests {
         #expect(catalogueOnly.undeclared.first { $0.uuid == ReadmeThermostatService.uuid }?.type == nil)
         #expect(catalogueOnly.undeclared.first { $0.uuid == DeviceInformationService.uuid }?.type.map(ObjectIdentifier.init) == ObjectIdentifier(DeviceInformationService.self))
     }
+
+    @Test("asked for everything, a declared service's characteristics its type does not declare come too: bytes, or typed at run time")
+    func undeclaredCharacteristics() async throws {
+        let vendorCalibration = Characteristic<UInt16>("0D5A0101-1111-4222-8333-444455556666", name: "Calibration",
+                                                       codec: .uint16, properties: [.read])
+        let (fixture, _) = try await GATTFixture.make { server in
+            // A strap whose Heart Rate service carries a vendor characteristic besides the SIG's.
+            let hosted = try await server.host(ServiceDeclaration(HeartRateService.uuid,
+                                                                  characteristics: HeartRateService.characteristics + [vendorCalibration.declaration]))
+            try hosted.setValue(0x0102, for: vendorCalibration)
+            return hosted
+        }
+        let declaredOnly = try await HeartRateStrap.discover(using: fixture.client)
+        #expect(declaredOnly.heartRate.undeclaredCharacteristics.isEmpty, "only what the type declares is discovered")
+
+        let strap = try await HeartRateStrap.discover(using: fixture.client, scope: .everything)
+        #expect(strap.heartRate.undeclaredCharacteristics.map(\.uuid) == [vendorCalibration.uuid])
+        #expect(try await strap.heartRate.remote.read(vendorCalibration.uuid) == Data([0x02, 0x01]))
+        #expect(try await strap.heartRate.remote.read(vendorCalibration) == 0x0102)
+    }
 }

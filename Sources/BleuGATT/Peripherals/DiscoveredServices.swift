@@ -60,7 +60,8 @@ public struct DiscoveredServices: Sendable {
                     }
                     continue
                 }
-                let remote = try await characteristics(of: service, wanted: declaration.characteristics, name: declaration.name,
+                let remote = try await characteristics(of: service, wanted: scope == .everything ? nil : declaration.characteristics,
+                                                       name: declaration.name,
                                                        client: client)
                 let opened = OpenedSubscriptions()
                 declared[declaration.uuid] = (remote, opened)

@@ -47,8 +47,10 @@ public enum PeripheralDiscoveryScope: Sendable, Hashable {
     /// The declared services, with the characteristics their types declare (the fewest
     /// requests, and what a phone on battery wants).
     case declaredServices
-    /// Every service the peripheral hosts: the declared ones as with ``declaredServices``, the
-    /// others with all their characteristics, in ``DiscoveredServices/undeclared``.
+    /// Every service the peripheral hosts, each with all its characteristics: the declared ones
+    /// typed (their characteristics the type does not declare in
+    /// ``TypedGATTService/undeclaredCharacteristics``, as bytes or read with a `Characteristic`
+    /// of your own), the others in ``DiscoveredServices/undeclared``.
     case everything
 }
 

@@ -26,6 +26,15 @@ public struct TypedGATTService<Service: GATTService>: Sendable {
     /// The client the service was discovered with.
     public var client: GATTClient { remote.client }
 
+    /// The characteristics discovered in this service that `Service` does not declare (only a
+    /// discovery of ``PeripheralDiscoveryScope/everything`` looks for them): reach them as bytes
+    /// through ``remote`` (``RemoteGATTService/read(_:)-(BluetoothUUID)``), or as values with a
+    /// `Characteristic` you declare for them at run time (``RemoteGATTService/read(_:)-(Characteristic<Value>)``).
+    public var undeclaredCharacteristics: [RemoteCharacteristic] {
+        let declared = Set(Service.declaration.characteristicUUIDs)
+        return remote.characteristics.filter { !declared.contains($0.uuid) }
+    }
+
     /// Whether the peripheral hosts the characteristic in this service.
     public func contains<Value>(_ characteristic: KeyPath<Service.Type, Characteristic<Value>>) -> Bool {
         remote.contains(Service.self[keyPath: characteristic])
