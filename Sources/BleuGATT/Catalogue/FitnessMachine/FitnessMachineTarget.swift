@@ -12,6 +12,13 @@
 /// | indoor bike simulation | 0x11 | 0x12 | ``IndoorBikeSimulationParameters``, 6 bytes |
 /// | wheel circumference | 0x12 | 0x13 | uint16 (1/10 mm) |
 /// | cadence | 0x14 | 0x15 | uint16 (1/2 per minute) |
+///
+/// The resistance level is a `uint8` in both directions here. Public FTMS implementations
+/// disagree about the control point's Set Target Resistance Level: some clients write it as a
+/// `sint16` in 1/10 (while reading the status's Target Resistance Level Changed as a `uint8`),
+/// and some machine emulators read one byte. The SIG's public GATT XML does not define these
+/// fields, so the layout is unchecked against the SIG's table. A machine that expects two
+/// bytes may refuse the one-byte request; write the raw bytes to such a machine.
 public enum FitnessMachineTarget: Sendable, Hashable {
     /// Speed, in 1/100 km/h.
     case speed(UInt16)
