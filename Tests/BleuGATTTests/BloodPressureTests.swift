@@ -6,8 +6,20 @@ import Testing
 
 /// Blood Pressure Service characteristics against bytes built by hand from the GATT
 /// Specification Supplement's "Blood Pressure Measurement", "Intermediate Cuff Pressure" and
-/// "Blood Pressure Feature" tables (field order, flag and status bits cross-checked against the
-/// SIG's former GATT XML descriptions), then end to end on the emulator.
+/// "Blood Pressure Feature" tables, then end to end on the emulator.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - blood_pressure_measurement.xml: Flags uint8, bits 0–4 (bit 0 set = kPa); field order;
+///   Systolic, Diastolic, Mean Arterial Pressure SFLOAT; Time Stamp; Pulse Rate SFLOAT; User ID
+///   uint8 (255 unknown user); Measurement Status 16 bits: bit 0 body movement, bit 1 cuff too
+///   loose, bit 2 irregular pulse, bits 3–4 pulse rate range (0 within, 1 above the upper
+///   limit, 2 below the lower limit), bit 5 improper position.
+/// - blood_pressure_feature.xml: 16 bits, bits 0–5 (bit 5 Multiple Bonds).
+///
+/// Not checked there: intermediate_cuff_pressure.xml carries no field table; its reuse of the
+/// measurement's layout (cuff pressure in the Systolic field, the other two unused) is from
+/// memory of the Blood Pressure Service specification.
 @Suite("Catalogue: Blood Pressure")
 struct BloodPressureTests {
     let measurement = BloodPressureService.measurement

@@ -6,8 +6,21 @@ import Testing
 
 /// Body Composition Service characteristics against bytes built by hand from the GATT
 /// Specification Supplement's "Body Composition Measurement" and "Body Composition Feature"
-/// tables (field order, units and bit positions cross-checked against the SIG's former GATT XML
-/// descriptions), then end to end on the emulator.
+/// tables, then end to end on the emulator.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - body_composition_measurement.xml: Flags 16 bits, bits 0–12 (bit 0 imperial, bit 12
+///   Multiple Packet Measurement); field order; Body Fat Percentage uint16 (decimal exponent −1);
+///   User ID uint8 (255 unknown); Basal Metabolism uint16 (decimal exponent 3 J, kJ); Muscle
+///   Percentage uint16 (0.1 %); masses uint16 (0.005 kg or 0.01 lb); Impedance uint16 (0.1 Ω);
+///   Height uint16 (0.001 m or 0.1 in). (The XML's "Soft Lean Mass – Pounds" names the kilogram
+///   as its unit, an evident slip in the XML; the pound is kept.)
+/// - body_composition_feature.xml: 32 bits, bits 0–10, Mass Measurement Resolution 4 bits at
+///   bit 11, Height Measurement Resolution 3 bits at bit 15.
+///
+/// Not checked there: the 0xFFFF "measurement unsuccessful" Body Fat Percentage is from memory
+/// of the Body Composition Service specification.
 @Suite("Catalogue: Body Composition")
 struct BodyCompositionTests {
     let measurement = BodyCompositionService.measurement

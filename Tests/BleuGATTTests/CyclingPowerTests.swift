@@ -5,10 +5,29 @@ import Testing
 
 /// Cycling Power Service characteristics against bytes built by hand from the GATT Specification
 /// Supplement's field tables ("Cycling Power Measurement", "Cycling Power Feature", "Cycling
-/// Power Vector", "Cycling Power Control Point"). The Measurement's flag bits were cross-checked
-/// against public parsers; field sizes, units, the Feature and Vector bits and the control point
-/// op codes come from memory of the GSS and the Cycling Power Service specification, not checked
-/// against the SIG's documents.
+/// Power Vector", "Cycling Power Control Point").
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - cycling_power_measurement.xml: Flags 16 bits, bits 0–12 (bit 1 balance reference 1 = left,
+///   bit 3 torque source 1 = crank based, bit 12 offset compensation indicator); field order;
+///   Instantaneous Power sint16 (W); Pedal Power Balance uint8 (binary exponent −1, 1/2 %);
+///   Accumulated Torque uint16 (binary exponent −5, 1/32 N·m); wheel data uint32 + uint16
+///   (binary exponent −11, 1/2048 s); crank data uint16 + uint16 (1/1024 s); extreme forces
+///   sint16 (N); extreme torques sint16 (1/32 N·m); extreme angles two uint12 in a uint24,
+///   maximum in the low 12 bits (the XML's example 0xABC / 0x123 → 0x123ABC is a test below);
+///   dead spot angles uint16 (degrees); Accumulated Energy uint16 (decimal exponent 3, kJ).
+/// - cycling_power_feature.xml: 32 bits, bits 0–19 and the 2-bit Distribute System Support at
+///   bits 20–21 (0 unspecified, 1 not for use in a distributed system, 2 can be used, 3 RFU).
+/// - cycling_power_vector.xml: Flags uint8, bits 0–3 and the 2-bit direction at bits 4–5
+///   (0 unknown, 1 tangential, 2 radial, 3 lateral); field order and formats; the force and
+///   torque arrays are mutually exclusive.
+/// - cycling_power_control_point.xml: op codes 1–4 (and 5–16, not typed) and 32 (Response Code);
+///   Response Values 1–4.
+///
+/// Not checked there: the XML gives the control point parameters as "variable"; the Set
+/// Cumulative Value uint32 and the Set Crank Length uint16 in 1/2 mm come from memory of the
+/// Cycling Power Service specification.
 @Suite("Catalogue: Cycling Power")
 struct CyclingPowerTests {
     let measurement = CyclingPowerService.measurement
@@ -61,6 +80,16 @@ struct CyclingPowerTests {
                         bytes("00 01 00 00 01 00 00"))
         try expectBytes(measurement.codec, CyclingPowerMeasurement(instantaneousPower: 0, extremeAngles: ExtremeAngles(maximum: 0, minimum: 1)),
                         bytes("00 01 00 00 00 10 00"))
+    }
+
+    // The example in org.bluetooth.characteristic.cycling_power_measurement.xml, "Extreme Angles -
+    // Maximum Angle": Maximum Angle 0xABC and Minimum Angle 0x123 are sent as the uint24 0x123ABC,
+    // little-endian BC 3A 12. Flags 0x0100 (bit 8, Extreme Angles Present), Instantaneous Power 0.
+    @Test("the Extreme Angles packing example of the SIG's XML definition")
+    func extremeAnglesXMLExample() throws {
+        try expectBytes(measurement.codec,
+                        CyclingPowerMeasurement(instantaneousPower: 0, extremeAngles: ExtremeAngles(maximum: 0xABC, minimum: 0x123)),
+                        bytes("00 01 00 00 BC 3A 12"))
     }
 
     // Flags 0xE000 are reserved bits 13–15; 0x000A sets the balance reference and torque source

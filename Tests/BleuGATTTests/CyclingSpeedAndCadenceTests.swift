@@ -5,8 +5,22 @@ import Testing
 
 /// Cycling Speed and Cadence Service characteristics against bytes built by hand from the GATT
 /// Specification Supplement's field tables ("CSC Measurement", "CSC Feature", "Sensor
-/// Location", "SC Control Point"). The tables were written from memory of the GSS and
-/// cross-checked only for the flag bits against public parsers, not against the SIG's document.
+/// Location", "SC Control Point").
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - csc_measurement.xml: Flags uint8, bit 0 wheel and bit 1 crank revolution data; field order;
+///   Cumulative Wheel Revolutions uint32, Last Wheel Event Time uint16 (binary exponent −10,
+///   1/1024 s), Cumulative Crank Revolutions uint16, Last Crank Event Time uint16 (1/1024 s).
+/// - csc_feature.xml: 16 bits, bits 0–2 (wheel, crank, multiple sensor locations).
+/// - sensor_location.xml: uint8, values 0–16 (Other … Chain Ring) in this order.
+/// - sc_control_point.xml: op codes 1–4 and 16 (Response Code); Sensor Location Value uint8;
+///   Request Op Code and Response Value uint8; Response Values 1–4 (Success, Op Code Not
+///   Supported, Invalid Parameter, Operation Failed); the sensor locations follow only a
+///   successful response to op code 0x04.
+///
+/// Not checked there: the XML gives the Cumulative Value as "variable" (its size is per
+/// service); the uint32 comes from memory of the CSC and RSC service specifications.
 @Suite("Catalogue: Cycling Speed and Cadence")
 struct CyclingSpeedAndCadenceTests {
     let measurement = CyclingSpeedAndCadenceService.measurement

@@ -6,10 +6,28 @@ import Testing
 
 /// Glucose Service characteristics against bytes built by hand from the GATT Specification
 /// Supplement's "Glucose Measurement", "Glucose Measurement Context", "Glucose Feature" and
-/// "Record Access Control Point" tables (field order, nibble enumerations, bits and op codes
-/// cross-checked against the SIG's former GATT XML descriptions; the nibble order — Type and
-/// Tester in the low nibble — follows those descriptions' field order, from memory of the GSS
-/// otherwise), then a meter on the emulator answering Record Access Control Point requests.
+/// "Record Access Control Point" tables, then a meter on the emulator answering Record Access
+/// Control Point requests.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - glucose_measurement.xml: Flags uint8, bits 0–4 (bit 2 set = mol/L); field order; Sequence
+///   Number uint16; Time Offset sint16 (minutes); concentration SFLOAT; Type values 1–10 and
+///   Sample Location values 1–4 and 15; Sensor Status Annunciation 16 bits, bits 0–11.
+/// - glucose_measurement_context.xml: Flags uint8, bits 0–7 (bit 5 set = litres); field order,
+///   Extended Flags right after the Sequence Number; Carbohydrate ID values 1–7; Meal 1–5;
+///   Tester 1–3 and 15; Health 1–5 and 15; Exercise Duration uint16 (s, 0xFFFF overrun) and
+///   Intensity uint8 (%); Medication ID 1–5; Carbohydrate, Medication and HbA1c SFLOAT.
+/// - glucose_feature.xml: 16 bits, bits 0–10.
+/// - record_access_control_point.xml: op codes 1–6; operators 0–6; Response Code Values 1–9.
+/// - the nibble order: both measurement XML files note that nibble fields are listed least
+///   significant nibble (bits 0–3) first, so Type and Tester are the low nibbles, Sample
+///   Location and Health the high ones.
+///
+/// Not checked there: the filter type 0x01 (sequence number) and the Number of Stored Records
+/// as a uint16 (the XML says "defined per service"); the XML's decimal exponents on the SFLOAT
+/// carbohydrate (−3) and medication (−6, −3) fields, which BleuGATT, reading the SFLOAT's own
+/// exponent, leaves as kilograms and litres.
 @Suite("Catalogue: Glucose")
 struct GlucoseTests {
     let measurement = GlucoseService.measurement

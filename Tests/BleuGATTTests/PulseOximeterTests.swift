@@ -6,8 +6,20 @@ import Testing
 
 /// Pulse Oximeter Service characteristics against bytes built by hand from the GATT
 /// Specification Supplement's "PLX Spot-Check Measurement", "PLX Continuous Measurement" and
-/// "PLX Features" tables (field order and bit positions cross-checked against the SIG's former
-/// GATT XML descriptions), then end to end on the emulator.
+/// "PLX Features" tables, then end to end on the emulator.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - plx_spot_check_measurement.xml: Flags uint8, bits 0–3 (timestamp, measurement status,
+///   device and sensor status, pulse amplitude index) and bit 4 device clock not set; field
+///   order; SpO2 and PR SFLOAT; Measurement Status 16 bits, bits 5–15; Device and Sensor Status
+///   24 bits, bits 0–15; Pulse Amplitude Index SFLOAT.
+/// - plx_continuous_measurement.xml: Flags uint8, bits 0–4 (fast, slow, measurement status,
+///   device and sensor status, pulse amplitude index); field order; the same status bits.
+/// - plx_features.xml: Supported Features 16 bits, bits 0–7; Measurement Status Support
+///   (16 bits) when bit 0 is set, then Device and Sensor Status Support (24 bits) when bit 1 is.
+///
+/// Nothing these codecs encode was left unchecked.
 @Suite("Catalogue: Pulse Oximeter")
 struct PulseOximeterTests {
     let spotCheck = PulseOximeterService.spotCheckMeasurement

@@ -5,8 +5,18 @@ import Testing
 
 /// Running Speed and Cadence Service characteristics against bytes built by hand from the GATT
 /// Specification Supplement's field tables ("RSC Measurement", "RSC Feature"); Sensor Location
-/// and the SC Control Point are the Cycling Speed and Cadence tests'. The tables were written
-/// from memory of the GSS, not checked against the SIG's document.
+/// and the SC Control Point are the Cycling Speed and Cadence tests'.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - rsc_measurement.xml: Flags uint8 (bit 0 stride length, bit 1 total distance, bit 2 walking
+///   0 / running 1); field order; Instantaneous Speed uint16 (1/256 m/s), Instantaneous Cadence
+///   uint8 (1/min), Instantaneous Stride Length uint16 (1/100 m), Total Distance uint32 (1/10 m)
+///   — the resolutions from the XML's informative text, which has no exponent elements here.
+/// - rsc_feature.xml: 16 bits, bits 0–4 (stride length, total distance, walking or running
+///   status, calibration procedure, multiple sensor locations).
+///
+/// Not checked there: nothing else is encoded by these two codecs.
 @Suite("Catalogue: Running Speed and Cadence")
 struct RunningSpeedAndCadenceTests {
     let measurement = RunningSpeedAndCadenceService.measurement

@@ -5,9 +5,20 @@ import Testing
 @testable import BleuGATT
 
 /// Weight Scale Service characteristics against bytes built by hand from the GATT
-/// Specification Supplement's "Weight Measurement" and "Weight Scale Feature" tables (field
-/// order, resolutions and bit positions cross-checked against the SIG's former GATT XML
-/// descriptions), then end to end on the emulator.
+/// Specification Supplement's "Weight Measurement" and "Weight Scale Feature" tables, then end
+/// to end on the emulator.
+///
+/// Checked against the SIG's GATT XML definitions (org.bluetooth.characteristic.*.xml as
+/// published in the oesmith/gatt-xml collection):
+/// - weight_measurement.xml: Flags uint8 (bit 0 imperial, bit 1 time stamp, bit 2 user ID,
+///   bit 3 BMI and height); field order; Weight uint16 (kg: decimal exponent −3, multiplier 5,
+///   so 0.005 kg; lb: decimal exponent −2); User ID uint8 (255 unknown); BMI uint16 (decimal
+///   exponent −1); Height uint16 (m: decimal exponent −3; in: decimal exponent −1).
+/// - weight_scale_feature.xml: 32 bits, bits 0–2, Weight Measurement Resolution 4 bits at bit 3
+///   (values 0–7), Height Measurement Resolution 3 bits at bit 7 (values 0–3).
+///
+/// Not checked there: the 0xFFFF "measurement unsuccessful" Weight is from memory of the
+/// Weight Scale Service specification.
 @Suite("Catalogue: Weight Scale")
 struct WeightScaleTests {
     let measurement = WeightScaleService.measurement
