@@ -71,13 +71,18 @@ public final class GATTClient: Sendable {
         guard let service = services.first(where: { $0.uuid == uuid }) else {
             throw GATTError.serviceNotFound(service: name, uuid: uuid, peripheral: peripheral)
         }
+        return try await discover(characteristics, of: service, name: name)
+    }
+
+    /// A service already found, with the characteristics listed (all of them when
+    /// `characteristics` is `nil`). Characteristics listed but missing on the peripheral are
+    /// reported by the typed layer when they are used, so none is required here.
+    func discover(_ characteristics: [BluetoothUUID]?, of service: RemoteService, name: String) async throws -> RemoteGATTService {
         guard characteristics?.isEmpty != true else {
             return RemoteGATTService(client: self, service: service, name: name, characteristics: [])
         }
-        // Characteristics the declaration lists but the peripheral lacks are reported by the
-        // typed layer when they are used, so none is required here.
-        let found = try await central.discover(ServiceRequirement(service: uuid, discovering: characteristics.map { .also($0) } ?? .all),
-                                               in: service)
+        let found = try await central.discover(
+            ServiceRequirement(service: service.uuid, discovering: characteristics.map { .also($0) } ?? .all), in: service)
         return RemoteGATTService(client: self, service: service, name: name, characteristics: found.found)
     }
 

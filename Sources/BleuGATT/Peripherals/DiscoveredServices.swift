@@ -40,7 +40,7 @@ public struct DiscoveredServices: Sendable {
     }
 
     /// Ends the subscriptions made for the declared services whose streams were not taken.
-    func endSubscriptions() async {
+    func endSubscriptions() {
         for entry in declared.values { entry.opened.endAll() }
     }
 
@@ -52,6 +52,7 @@ public struct DiscoveredServices: Sendable {
         let filter: [BluetoothUUID]? = scope == .everything ? nil : declarations.map(\.uuid)
         let services = try await central.discoverServices(filter, on: client.peripheral)
         var declared: [BluetoothUUID: (remote: RemoteGATTService, opened: OpenedSubscriptions)] = [:]
+        var undeclared: [UndeclaredService] = []
         do {
             for declaration in declarations where declared[declaration.uuid] == nil {
                 guard let service = services.first(where: { $0.uuid == declaration.uuid }) else {
@@ -60,48 +61,25 @@ public struct DiscoveredServices: Sendable {
                     }
                     continue
                 }
-                let remote = try await characteristics(of: service, wanted: scope == .everything ? nil : declaration.characteristics,
-                                                       name: declaration.name,
-                                                       client: client)
+                let remote = try await client.discover(scope == .everything ? nil : declaration.characteristics, of: service,
+                                                       name: declaration.name)
                 let opened = OpenedSubscriptions()
                 declared[declaration.uuid] = (remote, opened)
                 for (uuid, open) in zip(declaration.subscriptions, declaration.openSubscriptions) {
                     opened.add(uuid, try await open(remote))
                 }
             }
+            for service in services where scope == .everything && !declarations.contains(where: { $0.uuid == service.uuid }) {
+                let type = dataSource.serviceType(for: service.uuid)
+                let name = service.uuid.name ?? type.map { String(describing: $0) } ?? service.uuid.uuidString
+                let remote = try await client.discover(type?.declaration.characteristicUUIDs, of: service, name: name)
+                undeclared.append(UndeclaredService(remote: remote, type: type))
+            }
         } catch {
             for entry in declared.values { entry.opened.endAll() }
             throw error
         }
-        var undeclared: [UndeclaredService] = []
-        if scope == .everything {
-            do {
-                for service in services where declared[service.uuid] == nil && !declarations.contains(where: { $0.uuid == service.uuid }) {
-                    let type = dataSource.serviceType(for: service.uuid)
-                    let name = service.uuid.name ?? type.map { String(describing: $0) } ?? service.uuid.uuidString
-                    let remote = try await characteristics(of: service, wanted: type?.declaration.characteristicUUIDs,
-                                                           name: name, client: client)
-                    undeclared.append(UndeclaredService(remote: remote, type: type))
-                }
-            } catch {
-                for entry in declared.values { entry.opened.endAll() }
-                throw error
-            }
-        }
         return Self(client: client, undeclared: undeclared, declared: declared)
-    }
-
-    /// A service's characteristics: those listed (all when `wanted` is `nil`).
-    private static func characteristics(of service: RemoteService, wanted: [BluetoothUUID]?, name: String,
-                                        client: GATTClient) async throws -> RemoteGATTService {
-        let found: [RemoteCharacteristic]
-        if wanted?.isEmpty == true {
-            found = []
-        } else {
-            found = try await client.central.discover(
-                ServiceRequirement(service: service.uuid, discovering: wanted.map { .also($0) } ?? .all), in: service).found
-        }
-        return RemoteGATTService(client: client, service: service, name: name, characteristics: found)
     }
 }
 

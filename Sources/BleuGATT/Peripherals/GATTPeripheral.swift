@@ -67,7 +67,7 @@ extension GATTPeripheral {
         do {
             return try Self(services)
         } catch {
-            await services.endSubscriptions()
+            services.endSubscriptions()
             throw error
         }
     }

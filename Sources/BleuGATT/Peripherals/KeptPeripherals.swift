@@ -68,7 +68,7 @@ public final class KeptPeripherals<Peripheral: GATTPeripheral>: Sendable {
             do {
                 device = try Peripheral(services)
             } catch {
-                await services.endSubscriptions()
+                services.endSubscriptions()
                 throw error
             }
         } catch let error as GATTError {
@@ -82,7 +82,7 @@ public final class KeptPeripherals<Peripheral: GATTPeripheral>: Sendable {
         }
         for relay in relays { try await relay.link(services) }
         // Declared subscriptions no stream wants: ended, so the radio's buffer does not fill.
-        await services.endSubscriptions()
+        services.endSubscriptions()
     }
 
     /// The engine's hook for a link lost or given up: the device has no link until the next
