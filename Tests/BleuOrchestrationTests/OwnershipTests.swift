@@ -125,7 +125,7 @@ struct OwnershipTests {
         await fleet.start()
         #expect(await settle(fleet, world) { states in world.ids.filter { states[$0] == .connecting }.count == world.ids.count })
         for _ in 0..<200 { await Task.yield() }
-        #expect(await fleet.radio.activeAttempts == 2)
+        #expect(await fleet.radios.owner(0).activeAttempts == 2)
         for (index, peripheral) in world.peripherals.enumerated() {
             try await peripheral.startAdvertising(AdvertisingData(localName: "F\(index)", serviceUUIDs: [FleetUUID.service]))
         }

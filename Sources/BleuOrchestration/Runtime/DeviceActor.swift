@@ -9,7 +9,7 @@ import Logging
 actor DeviceActor {
     nonisolated let id: UUID
     private var machine: DeviceMachine
-    private let radio: RadioOwner
+    private let radios: FleetRadios
     private let profile: DeviceProfile
     private let setUp: LinkSetUp?
     private let clock: ElapsedClock
@@ -32,11 +32,11 @@ actor DeviceActor {
     private var attemptStarted: Duration?
     private(set) var characteristics: [BluetoothUUID: RemoteCharacteristic] = [:]
 
-    init(id: UUID, machine: DeviceMachine, radio: RadioOwner, profile: DeviceProfile, setUp: LinkSetUp?, clock: ElapsedClock,
+    init(id: UUID, machine: DeviceMachine, radios: FleetRadios, profile: DeviceProfile, setUp: LinkSetUp?, clock: ElapsedClock,
          hooks: DeviceHooks, metrics: DeviceMetrics, logger: Logger) {
         self.id = id
         self.machine = machine
-        self.radio = radio
+        self.radios = radios
         self.profile = profile
         self.setUp = setUp
         self.clock = clock
@@ -60,12 +60,17 @@ actor DeviceActor {
         let effects = machine.apply(event, now: now)
         let after = machine.state
         if let failure = event.failure { metrics.failure(failure) }
+        switch event {
+        case .connectFailed, .discoveryFailed, .disconnected: radios.failed(id)  // weighed at the next choice of radio
+        default: break
+        }
         if after != before {
             log(before, after, event)
             metrics.transition(from: before, to: after, stayed: now - stateSince, now: now)
             stateSince = now
             if !before.holdsLink && before != .resolving && after == .resolving { attemptStarted = now }
             hooks.stateChanged(id, before, after, now)
+            if !after.holdsLink && after != .resolving { radios.released(id) }  // the radio slot is free
             if before.holdsLink && !after.holdsLink {
                 // Whatever ran on the old link (a discovery, say) is moot: stop it, so the next
                 // attempt's operations do not wait behind it, and drop its late result.
@@ -126,18 +131,18 @@ actor DeviceActor {
     private func execute(_ effect: DeviceEffect) {
         switch effect {
         case .resolve:
-            chain { radio, id in
+            chain { radios, id in
                 do {
-                    try await radio.resolve(id)
+                    try await radios.resolve(id)
                     return .resolved
                 } catch {
                     return .resolveFailed(FailureClass.classify(error))
                 }
             }
         case .connect:
-            chain { radio, id in
+            chain { radios, id in
                 do {
-                    try await radio.connect(id)
+                    try await radios.connect(id)
                     return .connected
                 } catch {
                     return .connectFailed(FailureClass.classify(error))
@@ -147,9 +152,9 @@ actor DeviceActor {
             let profile = profile
             stopReaders()
             if let setUp {
-                chain { _, id in
+                chain { radios, id in
                     do {
-                        try await setUp.prepare(id)
+                        try await setUp.prepareLink(radios.link(of: id))
                         return .discovered
                     } catch {
                         return .discoveryFailed(FailureClass.classify(error))
@@ -157,9 +162,9 @@ actor DeviceActor {
                 }
                 return
             }
-            chain { radio, id in
+            chain { radios, id in
                 do {
-                    let found = try await Self.discover(profile, on: id, central: radio.central)
+                    let found = try await Self.discover(profile, on: radios.link(of: id))
                     await self.subscribed(found)
                     return .discovered
                 } catch {
@@ -172,13 +177,13 @@ actor DeviceActor {
             generation &+= 1
             let previous = operation
             previous?.cancel()
-            let radio = radio
+            let radios = radios
             let id = id
             operationNumber &+= 1
             let number = operationNumber
             operation = Task { [weak self] in
                 await previous?.value
-                await radio.cancel(id)
+                await radios.cancel(id)
                 await self?.operationFinished(number)
             }
         case .startTimer(let kind, let deadline, let token):
@@ -212,10 +217,10 @@ actor DeviceActor {
 
     /// Runs a radio operation after the ones before it; its result is an event, dropped if a
     /// cancellation came in between.
-    private func chain(_ body: @escaping @Sendable (RadioOwner, UUID) async -> DeviceEvent) {
+    private func chain(_ body: @escaping @Sendable (FleetRadios, UUID) async -> DeviceEvent) {
         let previous = operation
         let generation = generation
-        let radio = radio
+        let radios = radios
         let id = id
         operationNumber &+= 1
         let number = operationNumber
@@ -225,7 +230,7 @@ actor DeviceActor {
                 await self?.operationFinished(number)
                 return
             }
-            let event = await body(radio, id)
+            let event = await body(radios, id)
             await self?.deliver(event, generation: generation, operation: number)
         }
     }
@@ -241,19 +246,21 @@ actor DeviceActor {
 
     private struct Discovered: Sendable {
         var characteristics: [BluetoothUUID: RemoteCharacteristic]
+        var central: any CentralManager
         var streams: [(BluetoothUUID, AsyncThrowingStream<Data, any Error>)]
     }
 
-    private static func discover(_ profile: DeviceProfile, on id: UUID, central: any CentralManager) async throws -> Discovered {
-        let found = try await central.discover(ServiceRequirement(
+    private static func discover(_ profile: DeviceProfile, on link: FleetLink) async throws -> Discovered {
+        let found = try await link.central.discover(ServiceRequirement(
             service: profile.service, required: profile.writeCharacteristic.map { [$0] } ?? [],
-            subscriptions: profile.subscriptions), on: id)
-        return Discovered(characteristics: found.characteristics, streams: found.subscriptions.map { ($0.uuid, $0.values) })
+            subscriptions: profile.subscriptions), on: link.peripheral)
+        return Discovered(characteristics: found.characteristics, central: link.central,
+                          streams: found.subscriptions.map { ($0.uuid, $0.values) })
     }
 
     private func subscribed(_ found: Discovered) {
         characteristics = found.characteristics
-        hooks.linkUp(id, found.characteristics)
+        hooks.linkUp(id, found.characteristics, found.central)
         for (uuid, stream) in found.streams {
             let hooks = hooks
             let id = id
@@ -281,7 +288,7 @@ struct DeviceHooks: Sendable {
     var stateChanged: @Sendable (UUID, DeviceState, DeviceState, Duration) -> Void
     var ready: @Sendable (UUID, Duration) -> Void
     var value: @Sendable (UUID, BluetoothUUID, Data) -> Void
-    var linkUp: @Sendable (UUID, [BluetoothUUID: RemoteCharacteristic]) -> Void
+    var linkUp: @Sendable (UUID, [BluetoothUUID: RemoteCharacteristic], any CentralManager) -> Void
     var linkLost: @Sendable (UUID) -> Void
     var flush: @Sendable (UUID) -> Void
 }

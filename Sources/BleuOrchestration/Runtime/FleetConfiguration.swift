@@ -16,11 +16,13 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var backoff: BackoffPolicy
     /// The outgoing queues of every device.
     public var scheduler: SchedulerLimits
+    /// How a fleet with several radios chooses a device's radio.
+    public var radioChoice: RadioChoicePolicy
 
     /// A configuration; each parameter sets the property of the same name.
     public init(profile: DeviceProfile, pool: PoolPolicy = PoolPolicy(), maximumConnectionAttempts: Int = 4,
                 connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(10), backoff: BackoffPolicy = .default,
-                scheduler: SchedulerLimits = SchedulerLimits()) {
+                scheduler: SchedulerLimits = SchedulerLimits(), radioChoice: RadioChoicePolicy = RadioChoicePolicy()) {
         self.profile = profile
         self.pool = pool
         self.maximumConnectionAttempts = maximumConnectionAttempts
@@ -28,5 +30,6 @@ public struct FleetConfiguration: Sendable, Hashable {
         self.scanTimeout = scanTimeout
         self.backoff = backoff
         self.scheduler = scheduler
+        self.radioChoice = radioChoice
     }
 }

@@ -7,8 +7,13 @@ import CoreMetrics
 ///
 /// It decides which devices should be connected (every pinned one, then the best of the pool
 /// up to ``PoolPolicy/maximumConcurrency``) and tells each device's actor; the device actors
-/// run their state machines; one radio owner alone scans, connects and cancels, under a global
-/// cap of simultaneous attempts. Time comes from the injected clock, randomness from the seed.
+/// run their state machines; one owner per radio alone scans, connects and cancels on it, under
+/// a cap of simultaneous attempts. Time comes from the injected clock, randomness from the seed.
+///
+/// With several radios (``init(radios:identify:configuration:clock:seed:logger:metrics:store:setUp:)``)
+/// each attempt goes through the radio that hears the device best, less penalties for a radio
+/// short of slots, busy or where the device failed lately (``RadioChoicePolicy``); a radio that
+/// powers off or is removed hands its devices to the others.
 ///
 /// ```swift
 /// let fleet = FleetOrchestrator(central: central, configuration: FleetConfiguration(profile: profile),
@@ -25,7 +30,7 @@ public actor FleetOrchestrator {
     /// The configuration given at creation (the pool policy may change later; see ``setPool(_:)``).
     public nonisolated let configuration: FleetConfiguration
 
-    let radio: RadioOwner
+    nonisolated let radios: FleetRadios
     private let clock: ElapsedClock
     private let logger: Logger
     private let metricsFactory: any MetricsFactory
@@ -84,9 +89,45 @@ public actor FleetOrchestrator {
         self.store = store
         self.restorationTimeout = restorationTimeout
         self.setUp = setUp
-        self.radio = RadioOwner(central: central, maximumAttempts: configuration.maximumConnectionAttempts,
-                                connectTimeout: configuration.connectTimeout, scanService: configuration.profile.service,
-                                scanTimeout: configuration.scanTimeout, clock: self.clock)
+        self.radios = FleetRadios(radios: [FleetRadio(name: "central", central: central, connectionSlots: Int(Int32.max))],
+                                  identify: nil, configuration: configuration, clock: self.clock)
+    }
+
+    /// Creates an orchestrator on several radios.
+    ///
+    /// The same device has a different identifier on each central, so the fleet's identifiers
+    /// are the app's: `identify` maps an advertisement heard on any radio to the identifier the
+    /// app pins, offers and sends to (from a serial number in its manufacturer data, say), or
+    /// `nil` for a device that is not the fleet's. Each attempt scans on every radio for the
+    /// profile's service unless a radio heard the device within
+    /// ``RadioChoicePolicy/sightingLifetime``, and connects through the best one.
+    ///
+    /// A ``LinkSetUp`` must use the central and identifier it is given
+    /// (``LinkSetUp/init(prepareLink:linkEnded:)``). State restoration is for one radio and is
+    /// not done here.
+    /// - Parameters:
+    ///   - radios: the radios, with unique names; more can be added with ``addRadio(_:)``.
+    ///   - identify: the fleet's identifier of the device an advertisement comes from.
+    ///   - configuration, clock, seed, logger, metrics, store, setUp: as for
+    ///     ``init(central:configuration:clock:seed:logger:metrics:store:restorationTimeout:setUp:)``.
+    public init<C: Clock>(radios: [FleetRadio], identify: @escaping @Sendable (Advertisement) -> UUID?,
+                          configuration: FleetConfiguration, clock: C, seed: UInt64? = nil,
+                          logger: Logger = Logger(label: "bleu.fleet"), metrics: (any MetricsFactory)? = nil,
+                          store: any PinnedDeviceStore, setUp: LinkSetUp? = nil) where C.Duration == Duration {
+        let seed = seed ?? UInt64.random(in: .min ... .max)
+        self.seed = seed
+        self.sessionID = String(seed, radix: 36)
+        self.configuration = configuration
+        self.pool = configuration.pool
+        self.clock = ElapsedClock(clock)
+        var logger = logger
+        logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
+        self.logger = logger
+        self.metricsFactory = metrics ?? MetricsSystem.factory
+        self.store = store
+        self.restorationTimeout = .zero
+        self.setUp = setUp
+        self.radios = FleetRadios(radios: radios, identify: identify, configuration: configuration, clock: self.clock)
     }
 
     /// Creates an orchestrator timed by the continuous clock; see
@@ -125,10 +166,47 @@ public actor FleetOrchestrator {
     /// The pinned devices.
     public var pinnedDevices: Set<UUID> { pinned }
 
-    /// Radio statistics: attempts made, the most at once, and attempts that overlapped another
-    /// to the same device (always 0 unless the engine is broken).
+    /// Radio statistics: attempts made (on every radio), the most at once (on one radio), and
+    /// attempts that overlapped another to the same device (always 0 unless the engine is broken).
     public var radioStatistics: (attempts: Int, peak: Int, overlapping: Int) {
-        get async { await (radio.attemptCount, radio.peakAttempts, radio.overlappingAttempts) }
+        get async { await radios.statistics() }
+    }
+
+    /// The name of the radio a device is assigned to (the one its link, attempt or last link
+    /// went through), or `nil` before its first.
+    public nonisolated func radio(of device: UUID) -> String? {
+        radios.radioName(of: device)
+    }
+
+    /// How many devices each radio holds now (linked, connecting or setting up), by name.
+    public nonisolated var radioOccupancy: [String: Int] {
+        radios.occupancy
+    }
+
+    /// Adds a radio; devices resolving from now on may go through it. Returns `false` (and adds
+    /// nothing) on an orchestrator made on one central, whose identifiers are that central's.
+    @discardableResult
+    public func addRadio(_ radio: FleetRadio) async -> Bool {
+        guard let index = radios.add(radio) else { return false }
+        if running { await startEvents(of: index) }
+        await updateRadioState()
+        return true
+    }
+
+    /// Removes a radio: its links are cancelled and its devices connect again through the
+    /// others. Returns whether a radio of that name was in the fleet.
+    @discardableResult
+    public func removeRadio(named name: String) async -> Bool {
+        guard let (index, assigned) = radios.remove(named: name) else { return false }
+        logger.notice("radio removed", metadata: ["radio": "\(name)", "devices": "\(assigned.count)"])
+        let owner = radios.owner(index)
+        await owner.stopEvents()
+        for (device, peripheral) in assigned {
+            await owner.cancel(peripheral)
+            await devices[device]?.handle(.disconnected(.transientLinkLoss))
+        }
+        await updateRadioState()
+        return true
     }
 
     /// How many devices have a timer armed now (each device's events so far handled in full).
@@ -191,7 +269,7 @@ public actor FleetOrchestrator {
         }
         await applyPolicy()
         logger.info("fleet starting", metadata: ["pinned": "\(pinned.count)", "pooled": "\(candidates.count)"])
-        if radio.central.restoreIdentifier != nil && !restoring {
+        if radios.onlyCentral?.restoreIdentifier != nil && !restoring {
             restoring = true
             for device in devices.values { await device.handle(.restorationBegan) }
             let clock = clock
@@ -201,8 +279,8 @@ public actor FleetOrchestrator {
                 await self?.endRestoration(connected: [])
             }
         }
-        await radio.startEvents { [weak self] event in await self?.route(event) }
-        radioState = await radio.central.state
+        for index in 0..<radios.count { await startEvents(of: index) }
+        radioState = radios.aggregateState
         for device in devices.values {
             await device.handle(.centralStateChanged(radioState))
             await device.handle(.start)
@@ -227,7 +305,7 @@ public actor FleetOrchestrator {
     /// goes away leaves behind for state restoration (tests use it to stand for that).
     func endTasks() async {
         restorationTimer?.cancel()
-        await radio.stopEvents()
+        for owner in radios.owners { await owner.stopEvents() }
         for device in devices.values { await device.shutdown() }
         broadcaster.finish()
     }
@@ -277,6 +355,7 @@ public actor FleetOrchestrator {
         await actor.shutdown()
         outboxes.withLock { $0[device] = nil }
         registry.withLock { $0[device] = nil }
+        radios.forget(device)
     }
 
     /// Gives up a device's link as if it had been lost: the engine connects and sets it up again
@@ -285,7 +364,7 @@ public actor FleetOrchestrator {
     public func reconnect(_ device: UUID) async {
         guard let actor = devices[device], await actor.state.holdsLink else { return }
         await actor.handle(.disconnected(.transientLinkLoss))
-        await radio.cancel(device)
+        await radios.cancel(device)
     }
 
     /// Changes the pool policy at run time; devices connect and disconnect accordingly.
@@ -314,8 +393,8 @@ public actor FleetOrchestrator {
         restorationTimer = nil
         logger.info("restoration ended", metadata: ["restored": "\(connected.count)"])
         for id in connected where devices[id] == nil {
-            // A restored link to a device nobody manages: cancel it.
-            await radio.cancel(id)
+            // A restored link to a device nobody manages: cancel it (restoration is one radio's).
+            await radios.owner(0).cancel(id)
         }
         for (id, device) in devices { await device.handle(.restorationEnded(connected: connected.contains(id))) }
     }
@@ -337,11 +416,11 @@ public actor FleetOrchestrator {
         deviceCount += 1
         let machine = DeviceMachine(policy: configuration.backoff, seed: seed &+ deviceCount &* 0x9E37_79B9_7F4A_7C15)
         let metrics = DeviceMetrics(device: id, session: sessionID, factory: metricsFactory)
-        let device = DeviceActor(id: id, machine: machine, radio: radio, profile: configuration.profile, setUp: setUp, clock: clock,
+        let device = DeviceActor(id: id, machine: machine, radios: radios, profile: configuration.profile, setUp: setUp, clock: clock,
                                  hooks: hooks(), metrics: metrics, logger: logger)
         devices[id] = device
         let outboxes = outboxes
-        let outbox = Outbox(device: id, central: radio.central, limits: configuration.scheduler, metrics: metrics,
+        let outbox = Outbox(device: id, limits: configuration.scheduler, metrics: metrics,
                             report: { [weak device] event in await device?.handle(event) },
                             reportPressure: { [weak device] in
                                 await device?.refreshBackPressure { outboxes.withLock { $0[id] }?.isBackPressured ?? false }
@@ -376,8 +455,8 @@ public actor FleetOrchestrator {
                 case .pending: break
                 }
             },
-            linkUp: { id, characteristics in
-                outboxes.withLock { $0[id] }?.linkUp(writeCharacteristic.flatMap { characteristics[$0] })
+            linkUp: { id, characteristics, central in
+                outboxes.withLock { $0[id] }?.linkUp(writeCharacteristic.flatMap { characteristics[$0] }, on: central)
             },
             linkLost: { id in
                 incoming.reset(id)
@@ -390,20 +469,45 @@ public actor FleetOrchestrator {
 
     // MARK: Routing the radio's events (no decisions here)
 
-    private func route(_ event: CentralEvent) async {
+    private func startEvents(of index: Int) async {
+        await radios.owner(index).startEvents { [weak self] event in await self?.route(event, radio: index) }
+        _ = radios.setState(await radios.owner(index).central.state, of: index)
+    }
+
+    /// Tells the devices the radio state they see (powered on while any radio is) when it changed.
+    private func updateRadioState() async {
+        let state = radios.aggregateState
+        guard state != radioState else { return }
+        radioState = state
+        for device in devices.values { await device.handle(.centralStateChanged(state)) }
+    }
+
+    private func route(_ event: CentralEvent, radio index: Int) async {
         switch event {
         case .stateChanged(let state):
-            radioState = state
-            for device in devices.values { await device.handle(.centralStateChanged(state)) }
-        case .disconnected(let id, let reason):
+            // A radio that became unusable while another is usable hands its devices over:
+            // their links are gone, and the next attempt chooses among the others.
+            let stranded = radios.setState(state, of: index)
+            if !stranded.isEmpty {
+                logger.notice("radio unusable; its devices go to the others", metadata: ["state": "\(state)", "devices": "\(stranded.count)"])
+            }
+            for id in stranded { await devices[id]?.handle(.disconnected(.transientLinkLoss)) }
+            await updateRadioState()
+        case .disconnected(let peripheral, let reason):
             // This engine's own cancel was handled when it was made. Anything else — a lost
             // link, or one cancelled by someone else on the central (a local termination too) —
             // must not leave a device ready on a dead link.
-            if await radio.takeOwnDisconnect(id) { return }
-            await devices[id]?.handle(.disconnected(FailureClass.classify(reason)))
-        case .readyToSendWriteWithoutResponse(let id):
+            if await radios.owner(index).takeOwnDisconnect(peripheral) { return }
+            guard let id = radios.device(on: index, peripheral: peripheral) else { return }
+            var failure = FailureClass.classify(reason)
+            // A radio powered off: another radio may carry the device.
+            if failure == .radioUnavailable && radios.anotherUsable(than: index) { failure = .transientLinkLoss }
+            await devices[id]?.handle(.disconnected(failure))
+        case .readyToSendWriteWithoutResponse(let peripheral):
+            guard let id = radios.device(on: index, peripheral: peripheral) else { return }
             await devices[id]?.handle(.readyToSend)
         case .willRestoreState(let restoration):
+            guard index == 0, radios.onlyCentral != nil else { return }
             await endRestoration(connected: Set(restoration.peripherals))
         case .connected, .mtuChanged, .servicesChanged:
             break

@@ -2,8 +2,10 @@ import BleuCore
 import Foundation
 
 extension RadioOwner {
-    /// Waits until a scan hears `id`: one scan for the profile's service serves every device
-    /// waiting; it stops when none is left.
+    /// Waits until a scan hears the device the fleet knows as `id` (see ``identify``), for at
+    /// most the scan timeout: one scan for the profile's service serves every device waiting; it
+    /// stops when none is left.
+    /// - Throws: ``BleuCore/BleuError/peripheralNotFound(_:)`` when the scan did not hear it.
     func scan(for id: UUID) async throws {
         if seenInScan.contains(id) { return }
         nextScanTicket &+= 1
@@ -49,7 +51,7 @@ extension RadioOwner {
             var failure: (any Error)?
             do {
                 for try await advertisement in try await central.scan(options) {
-                    guard let self, await self.heard(advertisement.peripheral, generation: generation) else { break }
+                    guard let self, await self.heard(advertisement, generation: generation) else { break }
                 }
             } catch {
                 failure = error
@@ -59,9 +61,13 @@ extension RadioOwner {
     }
 
     /// The scan heard a peripheral; returns whether to go on scanning (someone still waits).
-    private func heard(_ id: UUID, generation: UInt64) -> Bool {
+    private func heard(_ advertisement: Advertisement, generation: UInt64) -> Bool {
         guard scanning, generation == scanGeneration else { return false }
-        if seenInScan.count >= 4096 { seenInScan.removeAll() }  // bounded: a crowded place
+        guard let id = identify(advertisement) else { return true }
+        // Bounded: a crowded place.
+        if seenInScan.count >= 4096 { seenInScan.removeAll() }
+        if sightings.count >= 4096 { sightings.removeAll() }
+        sightings[id] = Sighting(peripheral: advertisement.peripheral, rssi: advertisement.rssi, at: clock.now())
         seenInScan.insert(id)
         for waiter in scanWaiters.removeValue(forKey: id) ?? [] { waiter.continuation.resume() }
         return !scanWaiters.isEmpty

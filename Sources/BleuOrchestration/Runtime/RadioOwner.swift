@@ -26,6 +26,10 @@ actor RadioOwner {
     private var ownDisconnects: [UUID: Int] = [:]
 
     // The scan that resolves peripherals the central does not know (RadioOwner+Scan.swift).
+    /// The fleet's identifier of a device an advertisement comes from (`nil`: not one of ours).
+    let identify: @Sendable (Advertisement) -> UUID?
+    /// The devices scans heard, by the fleet's identifier: bounded, kept across scans.
+    var sightings: [UUID: Sighting] = [:]
     let scanService: BluetoothUUID
     let scanTimeout: Duration
     let clock: ElapsedClock
@@ -36,9 +40,18 @@ actor RadioOwner {
     var scanTask: Task<Void, Never>?
     var nextScanTicket: UInt64 = 0
 
+    /// A device as a scan of this radio last heard it.
+    struct Sighting: Sendable, Hashable {
+        /// The identifier the central knows it by.
+        var peripheral: UUID
+        var rssi: Int
+        var at: Duration
+    }
+
     init(central: any CentralManager, maximumAttempts: Int, connectTimeout: Duration, scanService: BluetoothUUID,
-         scanTimeout: Duration, clock: ElapsedClock) {
+         scanTimeout: Duration, clock: ElapsedClock, identify: @escaping @Sendable (Advertisement) -> UUID? = { $0.peripheral }) {
         self.central = central
+        self.identify = identify
         self.maximumAttempts = max(1, maximumAttempts)
         self.connectTimeout = connectTimeout
         self.scanService = scanService
@@ -60,14 +73,16 @@ actor RadioOwner {
         eventTask = nil
     }
 
-    /// Resolves a peripheral: retrieved when the central knows it (seen in a scan, connected
-    /// before, bonded or restored), else looked for in a scan for the profile's service (shared
-    /// by every device resolving at the time) for at most the scan timeout.
-    /// - Throws: ``BleuCore/BleuError/peripheralNotFound(_:)`` when the scan did not hear it.
-    func resolve(_ id: UUID) async throws {
-        let known = await central.retrievePeripherals(withIdentifiers: [id])
-        if known.contains(where: { $0.id == id }) { return }
-        try await scan(for: id)
+    /// Whether the central knows a peripheral by this identifier (seen in a scan, connected
+    /// before, bonded or restored).
+    func knows(_ peripheral: UUID) async -> Bool {
+        await central.retrievePeripherals(withIdentifiers: [peripheral]).contains { $0.id == peripheral }
+    }
+
+    /// The device as a scan last heard it, if that was no longer than `lifetime` ago.
+    func sighting(of device: UUID, within lifetime: Duration) -> Sighting? {
+        guard let sighting = sightings[device], clock.now() - sighting.at <= lifetime else { return nil }
+        return sighting
     }
 
     /// Connects, after waiting for a slot under the cap.

@@ -24,6 +24,8 @@ final class Outbox: Sendable {
     private struct State {
         var queues: OutgoingQueues
         var characteristic: RemoteCharacteristic?
+        /// The central of the current link (with several radios, the one the link is on).
+        var central: (any CentralManager)?
         var epoch = 0
         var pumping = false
         var pump: Task<Void, Never>?
@@ -34,7 +36,6 @@ final class Outbox: Sendable {
     }
 
     let device: UUID
-    private let central: any CentralManager
     private let state: Locked<State>
     private let report: @Sendable (DeviceEvent) async -> Void
     private let reportPressure: @Sendable () async -> Void
@@ -45,12 +46,11 @@ final class Outbox: Sendable {
     ///   - reportPressure: tells the machine the back-pressure as it is when the machine reads
     ///     it (through ``isBackPressured``), so reports that overtake each other cannot leave a
     ///     stale value behind.
-    init(device: UUID, central: any CentralManager, limits: SchedulerLimits, metrics: DeviceMetrics,
+    init(device: UUID, limits: SchedulerLimits, metrics: DeviceMetrics,
          report: @escaping @Sendable (DeviceEvent) async -> Void, reportPressure: @escaping @Sendable () async -> Void) {
         self.device = device
         self.reportPressure = reportPressure
         self.metrics = metrics
-        self.central = central
         self.state = Locked(State(queues: OutgoingQueues(limits: limits)))
         self.report = report
     }
@@ -78,10 +78,11 @@ final class Outbox: Sendable {
         flush()
     }
 
-    /// The link is up and discovered: `characteristic` takes the writes.
-    func linkUp(_ characteristic: RemoteCharacteristic?) {
+    /// The link is up and discovered: `characteristic`, on `central`, takes the writes.
+    func linkUp(_ characteristic: RemoteCharacteristic?, on central: any CentralManager) {
         state.withLock { state in
             state.characteristic = characteristic
+            state.central = central
             state.epoch += 1
             state.ready = ReadySignal()
         }
@@ -91,6 +92,7 @@ final class Outbox: Sendable {
     func linkLost() {
         let (ready, pump) = state.withLock { state -> (ReadySignal, Task<Void, Never>?) in
             state.characteristic = nil
+            state.central = nil
             state.epoch += 1
             return (state.ready, state.pump)
         }
@@ -116,16 +118,17 @@ final class Outbox: Sendable {
     private func pump() async {
         var fragmenter = Fragmenter(format: .compact)
         while true {
-            let next = state.withLock { state -> (QoSClass, Data, RemoteCharacteristic, Int)? in
-                guard let characteristic = state.characteristic, let (qos, message) = state.queues.next() else {
+            let next = state.withLock { state -> (QoSClass, Data, RemoteCharacteristic, any CentralManager, Int)? in
+                guard let characteristic = state.characteristic, let central = state.central,
+                      let (qos, message) = state.queues.next() else {
                     state.pumping = false
                     return nil
                 }
-                return (qos, message, characteristic, state.epoch)
+                return (qos, message, characteristic, central, state.epoch)
             }
-            guard let (qos, message, characteristic, epoch) = next else { return }
+            guard let (qos, message, characteristic, central, epoch) = next else { return }
             do {
-                try await send(message, to: characteristic, epoch: epoch, using: &fragmenter)
+                try await send(message, to: characteristic, on: central, epoch: epoch, using: &fragmenter)
                 let relieved = state.withLock { state -> Bool in
                     state.queues.complete(qos)
                     metrics.queueDepth(qos, state.queues.depth(of: qos))
@@ -151,12 +154,12 @@ final class Outbox: Sendable {
         }
     }
 
-    private func send(_ message: Data, to characteristic: RemoteCharacteristic, epoch: Int,
+    private func send(_ message: Data, to characteristic: RemoteCharacteristic, on central: any CentralManager, epoch: Int,
                       using fragmenter: inout Fragmenter) async throws {
         let canWithout = characteristic.properties.contains(.writeWithoutResponse)
         let canWith = characteristic.properties.contains(.write)
         // Fragments fit one PDU (ATT MTU − 3) whichever way they go.
-        let length = try await central.maximumWriteValueLength(for: device, type: .withoutResponse)
+        let length = try await central.maximumWriteValueLength(for: characteristic.peripheral, type: .withoutResponse)
         let outgoing = try fragmenter.begin(Array(message), maximumFragmentLength: min(length, 512))
         defer { fragmenter.finish(outgoing) }
         for index in outgoing.indices {
@@ -164,7 +167,7 @@ final class Outbox: Sendable {
             let fragment = Data(outgoing.slices[index])
             let last = index == outgoing.count - 1
             if canWithout && !(last && canWith) {
-                try await writeWithoutResponse(fragment, to: characteristic, epoch: epoch)
+                try await writeWithoutResponse(fragment, to: characteristic, on: central, epoch: epoch)
             } else {
                 try await central.write(fragment, to: characteristic, type: .withResponse)
                 state.withLock { $0.counters.withResponse += 1 }
@@ -173,7 +176,8 @@ final class Outbox: Sendable {
         }
     }
 
-    private func writeWithoutResponse(_ fragment: Data, to characteristic: RemoteCharacteristic, epoch: Int) async throws {
+    private func writeWithoutResponse(_ fragment: Data, to characteristic: RemoteCharacteristic, on central: any CentralManager,
+                                      epoch: Int) async throws {
         let ready = try state.withLock { state throws(BleuError) -> ReadySignal in
             guard state.epoch == epoch, state.characteristic != nil else { throw BleuError.notConnected(device) }
             return state.ready

@@ -1,0 +1,169 @@
+import BleuCore
+import BleuEmulator
+import Foundation
+import Testing
+@testable import BleuOrchestration
+
+/// One fleet on several radios: the choice of a device's radio, and radios that go away.
+@Suite("Several radios", .timeLimit(.minutes(1)))
+struct SeveralRadiosTests {
+    // MARK: The choice, as a pure policy
+
+    static func option(_ radio: Int, rssi: Int?, assigned: Int = 0, slots: Int = 10, attempts: Int = 0,
+                       failures: Double = 0) -> RadioChoicePolicy.Option {
+        RadioChoicePolicy.Option(radio: radio, rssi: rssi, assigned: assigned, slots: slots, attempts: attempts, failures: failures)
+    }
+
+    @Test("the radio that hears the device best is chosen; a radio that only knows it scores as unheard")
+    func bestSignal() {
+        let policy = RadioChoicePolicy()
+        #expect(policy.choose([Self.option(0, rssi: -80), Self.option(1, rssi: -60), Self.option(2, rssi: -70)]) == 1)
+        #expect(policy.choose([Self.option(0, rssi: nil), Self.option(1, rssi: -95)]) == 1)
+        #expect(policy.choose([Self.option(0, rssi: -70), Self.option(1, rssi: -70)]) == 0, "a tie goes to the radio listed first")
+        #expect(policy.choose([]) == nil)
+    }
+
+    @Test("a full radio is chosen only when every radio is full; occupancy and attempts under way weigh in dB")
+    func slotsAndAttempts() {
+        let policy = RadioChoicePolicy()
+        // 20 dB better, but no free slot.
+        #expect(policy.choose([Self.option(0, rssi: -50, assigned: 4, slots: 4), Self.option(1, rssi: -70, assigned: 3, slots: 4)]) == 1)
+        #expect(policy.choose([Self.option(0, rssi: -50, assigned: 4, slots: 4), Self.option(1, rssi: -70, assigned: 4, slots: 4)]) == 0)
+        // Heard alike: the emptier radio (occupancy 10 dB at full use).
+        #expect(policy.choose([Self.option(0, rssi: -60, assigned: 6), Self.option(1, rssi: -60, assigned: 2)]) == 1)
+        // 5 dB better, but two attempts under way (6 dB each).
+        #expect(policy.choose([Self.option(0, rssi: -55, attempts: 2), Self.option(1, rssi: -60)]) == 1)
+        #expect(policy.score(Self.option(0, rssi: -60, assigned: 5, slots: 10, attempts: 1, failures: 1)) == -60 - 5 - 6 - 12)
+    }
+
+    @Test("a device's failures on a radio send it elsewhere, and are forgiven by half every half-life")
+    func failuresDecay() {
+        let policy = RadioChoicePolicy(failureHalfLife: .seconds(60))
+        #expect(policy.choose([Self.option(0, rssi: -60, failures: 1), Self.option(1, rssi: -65)]) == 1)
+        #expect(policy.decayedFailures(2, age: .zero) == 2)
+        #expect(policy.decayedFailures(2, age: .seconds(60)) == 1)
+        #expect(policy.decayedFailures(2, age: .seconds(120)) == 0.5)
+        #expect(policy.decayedFailures(0, age: .seconds(5)) == 0)
+        let forgiven = policy.decayedFailures(1, age: .seconds(240))  // 1/16: under 1 dB
+        #expect(policy.choose([Self.option(0, rssi: -60, failures: forgiven), Self.option(1, rssi: -65)]) == 0)
+    }
+
+    // MARK: On the emulator
+
+    /// The world's peripherals under fleet identifiers of their own (from their advertised
+    /// names), reached through the world's central ("A") and `extra` more radios on its bus.
+    struct Radios {
+        let world: FleetWorld
+        let fleet: FleetOrchestrator
+        let centrals: [String: EmulatedCentralManager]
+        let ids: [UUID]
+
+        static func make(devices: Int, radios: Int, slots: Int) async throws -> Radios {
+            let world = try await FleetWorld.make(count: devices)
+            var centrals = ["A": world.central]
+            var list = [FleetRadio(name: "A", central: world.central, connectionSlots: slots)]
+            for index in 1..<radios {
+                let name = String(UnicodeScalar(UInt8(65 + index)))
+                let central = EmulatedCentralManager(bus: world.bus)
+                centrals[name] = central
+                list.append(FleetRadio(name: name, central: central, connectionSlots: slots))
+            }
+            let ids = (0..<devices).map { UUID(uuidString: String(format: "F1EE7000-0000-0000-0000-%012d", $0))! }
+            let byName = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ("F\($0.offset)", $0.element) })
+            let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 64),
+                                                   connectTimeout: .seconds(5), backoff: BackoffPolicy(discoveryTimeout: .seconds(60)))
+            let fleet = FleetOrchestrator(radios: list, identify: { $0.localName.flatMap { byName[$0] } },
+                                          configuration: configuration, clock: world.clock, seed: 31, store: InMemoryPinnedDeviceStore())
+            return Radios(world: world, fleet: fleet, centrals: centrals, ids: ids)
+        }
+
+        /// Whether the device's link is up on the radio it is assigned to.
+        func connectedOnItsRadio(_ id: UUID) async throws -> Bool {
+            let link = try fleet.radios.link(of: id)
+            return await link.central.isConnected(link.peripheral) && fleet.radio(of: id) == link.radio
+        }
+    }
+
+    @Test("devices heard alike spread over the radios by free slots; messages go through each device's own radio")
+    func spread() async throws {
+        let setup = try await Radios.make(devices: 6, radios: 2, slots: 3)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(setup.ids)))
+        #expect(fleet.radioOccupancy == ["A": 3, "B": 3])
+        for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
+        for (index, id) in setup.ids.enumerated() { try fleet.send(Data("m\(index)".utf8), to: id) }
+        #expect(await settle(fleet, world) { _ in setup.ids.allSatisfy { fleet.writeCounts(of: $0).messages == 1 } })
+        for index in setup.ids.indices { #expect(!world.record(index).writes.isEmpty, "device \(index) got its message") }
+        await fleet.shutdown()
+    }
+
+    @Test("a radio that powers off hands its devices to the other; they come back ready there")
+    func radioPowersOff() async throws {
+        let setup = try await Radios.make(devices: 4, radios: 2, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(setup.ids)))
+        #expect(fleet.radioOccupancy == ["A": 2, "B": 2], "spread while both have room")
+        world.bus.setState(.poweredOff, of: setup.centrals["B"]!)
+        #expect(await settle(fleet, world) { states in
+            setup.ids.allSatisfy { states[$0] == .ready && fleet.radio(of: $0) == "A" }
+        })
+        #expect(fleet.radioOccupancy == ["A": 4, "B": 0])
+        for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
+        await fleet.shutdown()
+    }
+
+    @Test("a removed radio's links are cancelled and its devices connect through the others")
+    func radioRemoved() async throws {
+        let setup = try await Radios.make(devices: 4, radios: 3, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(setup.ids)))
+        let onB = setup.ids.filter { fleet.radio(of: $0) == "B" }
+        #expect(!onB.isEmpty, "B took some of the devices")
+        #expect(await fleet.removeRadio(named: "B"))
+        #expect(await !fleet.removeRadio(named: "B"), "already gone")
+        #expect(await settle(fleet, world) { states in
+            setup.ids.allSatisfy { states[$0] == .ready && fleet.radio(of: $0) != "B" }
+        })
+        for id in onB { #expect(await !setup.centrals["B"]!.isConnected(try fleet.radios.link(of: id).peripheral)) }
+        #expect(fleet.radioOccupancy["B"] == nil)
+        for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
+        await fleet.shutdown()
+    }
+
+    @Test("a device whose link was lost on one radio reconnects through the other (its failure weighs there)")
+    func failureMovesDevice() async throws {
+        let setup = try await Radios.make(devices: 1, radios: 2, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        let id = setup.ids[0]
+        await fleet.pin(id)
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(setup.ids)))
+        let first = try #require(fleet.radio(of: id))
+        let link = try fleet.radios.link(of: id)
+        world.bus.loseLink(between: setup.centrals[first]!, and: link.peripheral)
+        #expect(await settle(fleet, world) { states in states[id] == .ready && fleet.radio(of: id) != first })
+        #expect(try await setup.connectedOnItsRadio(id))
+        await fleet.shutdown()
+    }
+
+    @Test("a fleet made on one central takes no second radio: its identifiers are that central's")
+    func oneCentralTakesNoOther() async throws {
+        let world = try await FleetWorld.make(count: 1)
+        defer { world.end() }
+        let fleet = FleetOrchestrator(central: world.central, configuration: FleetConfiguration(profile: FleetUUID.profile),
+                                      clock: world.clock, seed: 1, store: InMemoryPinnedDeviceStore())
+        let other = EmulatedCentralManager(bus: world.bus)
+        #expect(await !fleet.addRadio(FleetRadio(name: "B", central: other, connectionSlots: 4)))
+        #expect(fleet.radioOccupancy.keys.sorted() == ["central"])
+    }
+}
