@@ -8,6 +8,8 @@ struct BenchmarkOptions: Sendable {
     var calls = 1000
     /// Which scenario a suite with several runs (`memory`: `central` or `peripheral`); all when `nil`.
     var scenario: String?
+    /// The radio counts the `fleet` suite compares (`--radios`); its usual runs when `nil`.
+    var radios: [Int]?
 }
 
 /// One benchmark suite. Add a suite in its own file and list an instance in ``BenchmarkRegistry``.

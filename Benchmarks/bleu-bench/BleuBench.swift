@@ -30,6 +30,9 @@ struct BleuBench: ParsableCommand {
     @Option(help: "The scenario of a suite that has several (memory: central or peripheral), run alone in this process.")
     var scenario: String?
 
+    @Option(help: "fleet: instead of its usual runs, the same fleet on each of these numbers of radios, comma-separated (1,2,4).")
+    var radios: String?
+
     func run() throws {
         let outcome = Locked<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -53,8 +56,16 @@ struct BleuBench: ParsableCommand {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: a debug build; run with -c release for meaningful figures\n".utf8))
         #endif
+        var radioCounts: [Int]?
+        if let radios {
+            let counts = radios.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                throw ValidationError("--radios takes positive counts separated by commas, such as 1,2,4.")
+            }
+            radioCounts = counts.compactMap { $0 }
+        }
         var report = BenchmarkReport(suite: selected.name)
-        try await selected.run(BenchmarkOptions(quick: quick, calls: calls, scenario: scenario), &report)
+        try await selected.run(BenchmarkOptions(quick: quick, calls: calls, scenario: scenario, radios: radioCounts), &report)
         print(json ? report.jsonText() : report.tableText())
     }
 }

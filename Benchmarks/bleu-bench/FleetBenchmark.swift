@@ -21,6 +21,11 @@ import Logging
 /// - The same fleet at the interval that gives each link room for one exchange per event
 ///   (`LinkGoodput.sharedRadioInterval`), as a central with many links would choose:
 ///   `fleet.spread.*`.
+///
+/// With `--radios 1,2,4` it runs instead the same fleet on each number of radios (emulated
+/// centrals on one bus, each with its own air time, `FleetOrchestrator(radios:)` spreading the
+/// devices by free slots): `fleet.radiosN.total_kbps` and the ratios to one radio,
+/// `fleet.radios2_vs_1_ratio`, `fleet.radios4_vs_1_ratio`.
 struct FleetBenchmark: BenchmarkSuite {
     let name = "fleet"
     let summary = "fleet goodput against the link reference and one device alone, Jain's fairness, recovery time after link loss"
@@ -34,6 +39,10 @@ struct FleetBenchmark: BenchmarkSuite {
         let bytes = options.quick ? 4 * 1024 : 8 * 1024
         let link = Self.link
         let interval = link.connectionInterval
+        if let radios = options.radios {
+            try await Self.compareRadios(radios, devices: count, bytesPerDevice: bytes, &report)
+            return
+        }
         let spreadInterval = LinkGoodput.sharedRadioInterval(links: count, phy: link.phy, dataLength: link.dataLength)
         progress("fleet: one device alone (baseline)")
         let single = try await Self.stream(devices: 1, bytesPerDevice: bytes * 4, losses: 0, interval: interval)
@@ -70,6 +79,51 @@ struct FleetBenchmark: BenchmarkSuite {
         report.record("spread.jain_index", Self.jain(spread.perDevice), unit: "", "Jain's fairness index at that interval")
     }
 
+    /// The same fleet on each number of radios, twice: with every radio at the suite's interval,
+    /// and with every radio at the interval its share of the links calls for
+    /// (`LinkGoodput.sharedRadioInterval`, as `fleet.spread.*` does for one radio). The headline
+    /// ratios, `radiosN_vs_1_ratio`, compare the second: the same rule for every count.
+    static func compareRadios(_ counts: [Int], devices count: Int, bytesPerDevice bytes: Int,
+                              _ report: inout BenchmarkReport) async throws {
+        let link = Self.link
+        let reference = LinkGoodput.referenceKilobitsPerSecond(phy: link.phy, dataLength: link.dataLength) * 1000
+        report.record("reference_kbps", reference / 1000, unit: "kb/s", "single-radio reference (\(link.phy), \(link.dataLength)-byte LL payload)")
+        var fixed: [Int: Double] = [:]
+        var spread: [Int: Double] = [:]
+        for radios in counts {
+            // Each radio holds its share of the links; the model's limits are per radio.
+            let perRadio = (count + radios - 1) / radios
+            let spreadInterval = LinkGoodput.sharedRadioInterval(links: perRadio, phy: link.phy, dataLength: link.dataLength)
+            let limit = { (interval: Duration) in
+                Double(radios) * LinkGoodput.sharedRadioKilobitsPerSecond(
+                    links: perRadio, phy: link.phy, dataLength: link.dataLength, interval: interval) * 1000
+            }
+            for (interval, key) in [(link.connectionInterval, "radios\(radios)"), (spreadInterval, "radios\(radios).spread")] {
+                FileHandle.standardError.write(Data("fleet: \(count) devices on \(radios) radio(s) at \(interval)\n".utf8))
+                let outcome = try await Self.stream(devices: count, bytesPerDevice: bytes, losses: 0, interval: interval, radios: radios)
+                if interval == link.connectionInterval { fixed[radios] = outcome.total } else { spread[radios] = outcome.total }
+                report.record("\(key).interval_ms", interval.seconds * 1000, unit: "ms", "connection interval")
+                report.record("\(key).total_kbps", outcome.total / 1000, unit: "kb/s", "\(count) devices on \(radios) radio(s), total goodput")
+                report.record("\(key).total_ratio", outcome.total / reference, unit: "x", "total / one radio's reference")
+                report.record("\(key).steady_kbps", outcome.steady / 1000, unit: "kb/s", "goodput while every device still has data queued")
+                report.record("\(key).model_limit_ratio", limit(interval) / reference, unit: "x",
+                              "the model's limit, \(radios) radio(s) of \(perRadio) links / one radio's reference")
+                report.record("\(key).jain_index", Self.jain(outcome.perDevice), unit: "", "Jain's fairness index")
+                report.record("\(key).links_per_radio.max", Double(outcome.linksPerRadio.max() ?? 0), unit: "",
+                              "the most devices one radio held")
+            }
+        }
+        guard let fixedOne = fixed[1], let spreadOne = spread[1] else { return }
+        for radios in counts.sorted() where radios != 1 {
+            report.record("radios\(radios)_vs_1_ratio", spread[radios]! / spreadOne, unit: "x",
+                          "total on \(radios) radios / on one, each radio at the interval for its links")
+            report.record("radios\(radios)_vs_1_ratio.fixed_interval", fixed[radios]! / fixedOne, unit: "x",
+                          "total on \(radios) radios / on one, all at \(link.connectionInterval)")
+            report.record("radios\(radios)_vs_1_ratio.best", max(spread[radios]!, fixed[radios]!) / max(spreadOne, fixedOne), unit: "x",
+                          "the better of the two intervals on \(radios) radios / the better on one")
+        }
+    }
+
     static func jain(_ values: [Double]) -> Double {
         let squares = values.map { $0 * $0 }.reduce(0, +)
         return squares > 0 ? pow(values.reduce(0, +), 2) / (Double(values.count) * squares) : 0
@@ -79,12 +133,20 @@ struct FleetBenchmark: BenchmarkSuite {
         var total: Double  // bits per second
         var perDevice: [Double]
         var recoveries: [Double]  // seconds
+        /// With several radios: how many devices each held when all were ready.
+        var linksPerRadio: [Int] = []
+        /// Bits per second confirmed while every device still had data queued.
+        var steady: Double = 0
     }
 
     /// The emulated link of the suite: `.default` (LE 2M, 251-byte LL payload).
     static var link: EmulatorConfiguration { .default }
 
-    static func stream(devices count: Int, bytesPerDevice: Int, losses: Int, interval: Duration) async throws -> Outcome {
+    /// One fleet's run. `radios`: on that many emulated centrals through
+    /// `FleetOrchestrator(radios:)`, devices identified by their advertised names; `nil`: on one
+    /// central through `FleetOrchestrator(central:)`.
+    static func stream(devices count: Int, bytesPerDevice: Int, losses: Int, interval: Duration,
+                       radios: Int? = nil) async throws -> Outcome {
         var configuration = Self.link
         configuration.connectionInterval = interval
         configuration.maximumConnectionsPerCentral = count + 4
@@ -116,19 +178,32 @@ struct FleetBenchmark: BenchmarkSuite {
             peripherals.append(peripheral)
         }
         let central = EmulatedCentralManager(bus: bus)
-        var ids: [UUID] = []
-        for try await advertisement in try await central.scan(ScanOptions(services: [service])) {
-            ids.append(advertisement.peripheral)
-            if ids.count == count { break }
-        }
-        await central.stopScan()
-
         let profile = DeviceProfile(service: service, subscriptions: [stream], writeCharacteristic: inbox)
         let limits = SchedulerLimits(capacity: [.control: 4, .interactive: 4, .bulk: 64], maximumMessageSize: 2048)
-        let fleet = FleetOrchestrator(central: central,
-                                      configuration: FleetConfiguration(profile: profile, pool: PoolPolicy(maximumConcurrency: count),
-                                                                        maximumConnectionAttempts: 8, scheduler: limits),
-                                      seed: 1, logger: Self.quietLogger, store: InMemoryPinnedDeviceStore())
+        let fleetConfiguration = FleetConfiguration(profile: profile, pool: PoolPolicy(maximumConcurrency: count),
+                                                    maximumConnectionAttempts: 8, scheduler: limits)
+        var ids: [UUID] = []
+        let fleet: FleetOrchestrator
+        if let radios {
+            // The fleet finds the devices itself, on every radio; they are known by their names.
+            ids = (0..<count).map { UUID(uuidString: String(format: "F1EE7000-0000-0000-0000-%012d", $0))! }
+            let byName = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ("B\($0.offset)", $0.element) })
+            let slots = (count + radios - 1) / radios
+            var list = [FleetRadio(name: "radio0", central: central, connectionSlots: slots)]
+            for index in 1..<max(1, radios) {
+                list.append(FleetRadio(name: "radio\(index)", central: EmulatedCentralManager(bus: bus), connectionSlots: slots))
+            }
+            fleet = FleetOrchestrator(radios: list, identify: { $0.localName.flatMap { byName[$0] } }, configuration: fleetConfiguration,
+                                      clock: ContinuousClock(), seed: 1, logger: Self.quietLogger, store: InMemoryPinnedDeviceStore())
+        } else {
+            for try await advertisement in try await central.scan(ScanOptions(services: [service])) {
+                ids.append(advertisement.peripheral)
+                if ids.count == count { break }
+            }
+            await central.stopScan()
+            fleet = FleetOrchestrator(central: central, configuration: fleetConfiguration, seed: 1, logger: Self.quietLogger,
+                                      store: InMemoryPinnedDeviceStore())
+        }
         let events = fleet.events()
         for id in ids { await fleet.pin(id) }
         await fleet.start()
@@ -141,6 +216,7 @@ struct FleetBenchmark: BenchmarkSuite {
         }
         defer { watcher.cancel() }
         while fleet.states.values.contains(where: { $0 != .ready }) { try await clock.sleep(for: .milliseconds(5)) }
+        let linksPerRadio = radios == nil ? [] : fleet.radioOccupancy.values.sorted()
 
         // Bulk data: 2 KB messages.
         let messages = max(1, bytesPerDevice / 2048)
@@ -149,10 +225,17 @@ struct FleetBenchmark: BenchmarkSuite {
             for number in 0..<messages { try fleet.send(Data(repeating: UInt8(number & 0xFF), count: 2048), to: id, qos: .bulk) }
         }
         var finished: [UUID: Duration] = [:]
+        // Until the first device is done every device has data queued: the radio's steady rate.
+        var steady: Double?
         while finished.count < ids.count {
-            for id in ids where finished[id] == nil && fleet.writeCounts(of: id).messages >= messages {
-                finished[id] = start.duration(to: clock.now)
+            let now = start.duration(to: clock.now)
+            var confirmed = 0
+            for id in ids {
+                let count = fleet.writeCounts(of: id).messages
+                confirmed += min(count, messages)
+                if finished[id] == nil && count >= messages { finished[id] = now }
             }
+            if steady == nil, !finished.isEmpty { steady = Double(confirmed * 2048 * 8) / now.seconds }
             try await clock.sleep(for: .milliseconds(2))
         }
         let bits = Double(messages * 2048 * 8)
@@ -174,7 +257,7 @@ struct FleetBenchmark: BenchmarkSuite {
             if let ready = readyAt.withLock({ $0[victim] }) { recoveries.append(lost.duration(to: ready).seconds) }
         }
         await fleet.shutdown()
-        return Outcome(total: total, perDevice: perDevice, recoveries: recoveries)
+        return Outcome(total: total, perDevice: perDevice, recoveries: recoveries, linksPerRadio: linksPerRadio, steady: steady ?? total)
     }
 
     /// Only errors, on standard error: the figures own standard output.
