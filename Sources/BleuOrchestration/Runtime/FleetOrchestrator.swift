@@ -76,21 +76,9 @@ public actor FleetOrchestrator {
                           seed: UInt64? = nil, logger: Logger = Logger(label: "bleu.fleet"),
                           metrics: (any MetricsFactory)? = nil, store: any PinnedDeviceStore,
                           restorationTimeout: Duration = .seconds(1), setUp: LinkSetUp? = nil) where C.Duration == Duration {
-        let seed = seed ?? UInt64.random(in: .min ... .max)
-        self.seed = seed
-        self.sessionID = String(seed, radix: 36)
-        self.configuration = configuration
-        self.pool = configuration.pool
-        self.clock = ElapsedClock(clock)
-        var logger = logger
-        logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
-        self.logger = logger
-        self.metricsFactory = metrics ?? MetricsSystem.factory
-        self.store = store
-        self.restorationTimeout = restorationTimeout
-        self.setUp = setUp
-        self.radios = FleetRadios(radios: [FleetRadio(name: "central", central: central, connectionSlots: Int(Int32.max))],
-                                  identify: nil, configuration: configuration, clock: self.clock)
+        self.init(radios: [FleetRadio(name: "central", central: central, connectionSlots: Int(Int32.max))], identify: nil,
+                  configuration: configuration, clock: ElapsedClock(clock), seed: seed, logger: logger, metrics: metrics,
+                  store: store, restorationTimeout: restorationTimeout, setUp: setUp)
     }
 
     /// Creates an orchestrator on several radios.
@@ -114,20 +102,28 @@ public actor FleetOrchestrator {
                           configuration: FleetConfiguration, clock: C, seed: UInt64? = nil,
                           logger: Logger = Logger(label: "bleu.fleet"), metrics: (any MetricsFactory)? = nil,
                           store: any PinnedDeviceStore, setUp: LinkSetUp? = nil) where C.Duration == Duration {
+        self.init(radios: radios, identify: identify, configuration: configuration, clock: ElapsedClock(clock), seed: seed,
+                  logger: logger, metrics: metrics, store: store, restorationTimeout: .zero, setUp: setUp)
+    }
+
+    /// What both public initialisers do; `identify` is `nil` for one central whose identifiers are the fleet's.
+    private init(radios: [FleetRadio], identify: (@Sendable (Advertisement) -> UUID?)?, configuration: FleetConfiguration,
+                 clock: ElapsedClock, seed: UInt64?, logger: Logger, metrics: (any MetricsFactory)?, store: any PinnedDeviceStore,
+                 restorationTimeout: Duration, setUp: LinkSetUp?) {
         let seed = seed ?? UInt64.random(in: .min ... .max)
         self.seed = seed
         self.sessionID = String(seed, radix: 36)
         self.configuration = configuration
         self.pool = configuration.pool
-        self.clock = ElapsedClock(clock)
+        self.clock = clock
         var logger = logger
         logger[metadataKey: "session"] = "\(String(seed, radix: 36))"
         self.logger = logger
         self.metricsFactory = metrics ?? MetricsSystem.factory
         self.store = store
-        self.restorationTimeout = .zero
+        self.restorationTimeout = restorationTimeout
         self.setUp = setUp
-        self.radios = FleetRadios(radios: radios, identify: identify, configuration: configuration, clock: self.clock)
+        self.radios = FleetRadios(radios: radios, identify: identify, configuration: configuration, clock: clock)
     }
 
     /// Creates an orchestrator timed by the continuous clock; see
