@@ -77,6 +77,15 @@ struct SeveralRadiosTests {
             return Radios(world: world, fleet: fleet, centrals: centrals, ids: ids)
         }
 
+        /// A fleet of `devices` pinned and started, every device ready.
+        static func ready(devices: Int, radios: Int, slots: Int) async throws -> Radios {
+            let setup = try await make(devices: devices, radios: radios, slots: slots)
+            for id in setup.ids { await setup.fleet.pin(id) }
+            await setup.fleet.start()
+            #expect(await settle(setup.fleet, setup.world, until: allReady(setup.ids)))
+            return setup
+        }
+
         /// Whether the device's link is up on the radio it is assigned to.
         func connectedOnItsRadio(_ id: UUID) async throws -> Bool {
             let link = try fleet.radios.link(of: id)
@@ -86,12 +95,9 @@ struct SeveralRadiosTests {
 
     @Test("devices heard alike spread over the radios by free slots; messages go through each device's own radio")
     func spread() async throws {
-        let setup = try await Radios.make(devices: 6, radios: 2, slots: 3)
+        let setup = try await Radios.ready(devices: 6, radios: 2, slots: 3)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        for id in setup.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(setup.ids)))
         #expect(fleet.radioOccupancy == ["A": 3, "B": 3])
         for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
         for (index, id) in setup.ids.enumerated() { try fleet.send(Data("m\(index)".utf8), to: id) }
@@ -102,12 +108,9 @@ struct SeveralRadiosTests {
 
     @Test("a radio that powers off hands its devices to the other; they come back ready there")
     func radioPowersOff() async throws {
-        let setup = try await Radios.make(devices: 4, radios: 2, slots: 4)
+        let setup = try await Radios.ready(devices: 4, radios: 2, slots: 4)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        for id in setup.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(setup.ids)))
         #expect(fleet.radioOccupancy == ["A": 2, "B": 2], "spread while both have room")
         world.bus.setState(.poweredOff, of: setup.centrals["B"]!)
         #expect(await settle(fleet, world) { states in
@@ -120,12 +123,9 @@ struct SeveralRadiosTests {
 
     @Test("a removed radio's links are cancelled and its devices connect through the others")
     func radioRemoved() async throws {
-        let setup = try await Radios.make(devices: 4, radios: 3, slots: 4)
+        let setup = try await Radios.ready(devices: 4, radios: 3, slots: 4)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        for id in setup.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(setup.ids)))
         let onB = setup.ids.filter { fleet.radio(of: $0) == "B" }
         #expect(!onB.isEmpty, "B took some of the devices")
         #expect(await fleet.removeRadio(named: "B"))
@@ -141,13 +141,10 @@ struct SeveralRadiosTests {
 
     @Test("a device whose link was lost on one radio reconnects through the other (its failure weighs there)")
     func failureMovesDevice() async throws {
-        let setup = try await Radios.make(devices: 1, radios: 2, slots: 4)
+        let setup = try await Radios.ready(devices: 1, radios: 2, slots: 4)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
         let id = setup.ids[0]
-        await fleet.pin(id)
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(setup.ids)))
         let first = try #require(fleet.radio(of: id))
         let link = try fleet.radios.link(of: id)
         world.bus.loseLink(between: setup.centrals[first]!, and: link.peripheral)
