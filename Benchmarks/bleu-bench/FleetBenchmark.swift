@@ -1,6 +1,7 @@
 import BleuCore
 import BleuEmulator
 import BleuOrchestration
+import BleuWire
 import Foundation
 import Logging
 
@@ -16,6 +17,9 @@ import Logging
 ///   (`LinkGoodput.sharedRadioKilobitsPerSecond`): `fleet.model_limit_ratio`, and the fleet's
 ///   share of it, `fleet.total_vs_model_ratio`. At the default 30 ms, 100 links' anchors are
 ///   closer together than one exchange, so the radio idles between events.
+/// - The same messages, framed the same way, sent straight through the central with every
+///   device connected beforehand (`fleet.raw_total_ratio`): what the link and the protocol
+///   allow for this traffic, and the fleet's share of it, `fleet.total_vs_raw_ratio`.
 /// - Then links are lost one after another: time from the loss to ready again
 ///   (`fleet.recovery_ms.p50`, `.p99`).
 /// - The same fleet at the interval that gives each link room for one exchange per event
@@ -48,6 +52,8 @@ struct FleetBenchmark: BenchmarkSuite {
         let single = try await Self.stream(devices: 1, bytesPerDevice: bytes * 4, losses: 0, interval: interval)
         progress("fleet: \(count) devices, then link losses")
         let fleet = try await Self.stream(devices: count, bytesPerDevice: bytes, losses: options.quick ? 10 : 30, interval: interval)
+        progress("fleet: the same traffic without the orchestrator")
+        let raw = try await Self.rawTraffic(devices: count, bytesPerDevice: bytes, interval: interval)
         progress("fleet: \(count) devices at a \(spreadInterval) interval")
         let spread = try await Self.stream(devices: count, bytesPerDevice: bytes, losses: 0, interval: spreadInterval)
         let reference = LinkGoodput.referenceKilobitsPerSecond(phy: link.phy, dataLength: link.dataLength) * 1000
@@ -61,6 +67,8 @@ struct FleetBenchmark: BenchmarkSuite {
         report.record("model_limit_ratio", limit(interval) / reference, unit: "x", "the model's shared-radio limit for \(count) links / reference")
         report.record("total_vs_model_ratio", fleet.total / limit(interval), unit: "x", "total / the model's shared-radio limit")
         report.record("total_vs_single_ratio", fleet.total / single.total, unit: "x", "total / one device alone")
+        report.record("raw_total_ratio", raw / reference, unit: "x", "the same messages straight through the central, no orchestrator / reference")
+        report.record("total_vs_raw_ratio", fleet.total / raw, unit: "x", "the fleet's total / the same traffic without the orchestrator")
         let perDevice = fleet.perDevice
         let mean = perDevice.reduce(0, +) / Double(perDevice.count)
         report.record("per_device_kbps.mean", mean / 1000, unit: "kb/s", "per-device goodput, mean")
@@ -147,36 +155,8 @@ struct FleetBenchmark: BenchmarkSuite {
     /// central through `FleetOrchestrator(central:)`.
     static func stream(devices count: Int, bytesPerDevice: Int, losses: Int, interval: Duration,
                        radios: Int? = nil) async throws -> Outcome {
-        var configuration = Self.link
-        configuration.connectionInterval = interval
-        configuration.maximumConnectionsPerCentral = count + 4
-        // A lost link is noticed after the supervision timeout: 100 ms at the default interval,
-        // where the recovery figures are taken; at least three intervals at a longer one (the
-        // Core Specification asks for more than two).
-        configuration.supervisionTimeout = max(.milliseconds(100), interval * 3)
-        configuration.seed = 1
-        let bus = EmulatorBus(configuration: configuration)
-        var peripherals: [EmulatedPeripheralManager] = []
-        var apps: [Task<Void, Never>] = []
+        let (bus, apps) = try await Self.peripherals(count, interval: interval)
         defer { for app in apps { app.cancel() } }
-        for index in 0..<count {
-            let peripheral = EmulatedPeripheralManager(bus: bus)
-            let events = peripheral.events()
-            apps.append(Task { [weak peripheral] in
-                for await event in events {
-                    guard let peripheral else { return }
-                    if case .writeRequests(let requests) = event, requests.needsResponse {
-                        await peripheral.respond(to: requests, with: .success(()))
-                    }
-                }
-            })
-            _ = try await peripheral.add(ServiceDefinition(uuid: service, characteristics: [
-                CharacteristicDefinition(uuid: stream, properties: [.notify], permissions: .readable),
-                CharacteristicDefinition(uuid: inbox, properties: [.write, .writeWithoutResponse], permissions: .writeable),
-            ]))
-            try await peripheral.startAdvertising(AdvertisingData(localName: "B\(index)", serviceUUIDs: [service]))
-            peripherals.append(peripheral)
-        }
         let central = EmulatedCentralManager(bus: bus)
         let profile = DeviceProfile(service: service, subscriptions: [stream], writeCharacteristic: inbox)
         let limits = SchedulerLimits(capacity: [.control: 4, .interactive: 4, .bulk: 64], maximumMessageSize: 2048)
@@ -258,6 +238,99 @@ struct FleetBenchmark: BenchmarkSuite {
         }
         await fleet.shutdown()
         return Outcome(total: total, perDevice: perDevice, recoveries: recoveries, linksPerRadio: linksPerRadio, steady: steady ?? total)
+    }
+
+    /// A bus at `interval` with `count` peripherals advertising the suite's service (named
+    /// `B0`, `B1`, …), whose applications answer every write request; cancel the tasks when done.
+    static func peripherals(_ count: Int, interval: Duration) async throws -> (EmulatorBus, [Task<Void, Never>]) {
+        var configuration = Self.link
+        configuration.connectionInterval = interval
+        configuration.maximumConnectionsPerCentral = count + 4
+        // A lost link is noticed after the supervision timeout: 100 ms at the default interval,
+        // where the recovery figures are taken; at least three intervals at a longer one (the
+        // Core Specification asks for more than two).
+        configuration.supervisionTimeout = max(.milliseconds(100), interval * 3)
+        configuration.seed = 1
+        let bus = EmulatorBus(configuration: configuration)
+        var apps: [Task<Void, Never>] = []
+        for index in 0..<count {
+            let peripheral = EmulatedPeripheralManager(bus: bus)
+            let events = peripheral.events()
+            apps.append(Task {
+                for await event in events {
+                    if case .writeRequests(let requests) = event, requests.needsResponse {
+                        await peripheral.respond(to: requests, with: .success(()))
+                    }
+                }
+            })
+            _ = try await peripheral.add(ServiceDefinition(uuid: service, characteristics: [
+                CharacteristicDefinition(uuid: stream, properties: [.notify], permissions: .readable),
+                CharacteristicDefinition(uuid: inbox, properties: [.write, .writeWithoutResponse], permissions: .writeable),
+            ]))
+            try await peripheral.startAdvertising(AdvertisingData(localName: "B\(index)", serviceUUIDs: [service]))
+        }
+        return (bus, apps)
+    }
+
+    /// The fleet's traffic without the orchestrator: every device connected and discovered
+    /// first, then each sent the same 2 KiB messages framed the same way (BleuWire compact,
+    /// every fragment without response but the last, which confirms the message), straight
+    /// through the central, all devices at once. Total goodput in bits per second.
+    static func rawTraffic(devices count: Int, bytesPerDevice: Int, interval: Duration) async throws -> Double {
+        let (bus, apps) = try await Self.peripherals(count, interval: interval)
+        defer { for app in apps { app.cancel() } }
+        let central = EmulatedCentralManager(bus: bus)
+        var ids: [UUID] = []
+        for try await advertisement in try await central.scan(ScanOptions(services: [service])) {
+            ids.append(advertisement.peripheral)
+            if ids.count == count { break }
+        }
+        await central.stopScan()
+        var inboxes: [UUID: RemoteCharacteristic] = [:]
+        var ready: [UUID: ReadySignal] = [:]
+        for id in ids {
+            try await central.connect(id, timeout: .seconds(10))
+            let found = try await central.discover(ServiceRequirement(service: service, required: [inbox], subscriptions: []), on: id)
+            inboxes[id] = found.characteristics[inbox]
+            ready[id] = ReadySignal()
+        }
+        let signals = ready
+        let events = central.events()
+        let pacing = Task {
+            for await event in events {
+                if case .readyToSendWriteWithoutResponse(let id) = event { signals[id]?.signal() }
+            }
+        }
+        defer { pacing.cancel() }
+        let messages = max(1, bytesPerDevice / 2048)
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                let characteristic = inboxes[id]!, signal = signals[id]!
+                group.addTask {
+                    var fragmenter = Fragmenter(format: .compact)
+                    let length = try await central.maximumWriteValueLength(for: id, type: .withoutResponse)
+                    for number in 0..<messages {
+                        let outgoing = try fragmenter.begin(Array(repeating: UInt8(number & 0xFF), count: 2048),
+                                                            maximumFragmentLength: min(length, 512))
+                        for index in outgoing.indices {
+                            let fragment = Data(outgoing.slices[index])
+                            if index == outgoing.count - 1 {
+                                try await central.write(fragment, to: characteristic, type: .withResponse)
+                            } else {
+                                try await central.writeWithoutResponse(fragment, to: characteristic, ready: signal)
+                            }
+                        }
+                        fragmenter.finish(outgoing)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = start.duration(to: clock.now)
+        for id in ids { await central.cancelConnection(id) }
+        return Double(messages * 2048 * 8 * count) / elapsed.seconds
     }
 
     /// Only errors, on standard error: the figures own standard output.
