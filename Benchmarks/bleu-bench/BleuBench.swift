@@ -59,8 +59,8 @@ struct BleuBench: ParsableCommand {
         var radioCounts: [Int]?
         if let radios {
             let counts = radios.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
-                throw ValidationError("--radios takes positive counts separated by commas, such as 1,2,4.")
+            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }), counts.contains(1) else {
+                throw ValidationError("--radios takes positive counts separated by commas, 1 among them (the baseline), such as 1,2,4.")
             }
             radioCounts = counts.compactMap { $0 }
         }

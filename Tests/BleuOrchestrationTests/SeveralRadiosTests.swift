@@ -23,7 +23,7 @@ struct SeveralRadiosTests {
         #expect(policy.choose([]) == nil)
     }
 
-    @Test("a full radio is chosen only when every radio is full; occupancy and attempts under way weigh in dB")
+    @Test("a full radio loses to one with room, and is tried when every radio is full; occupancy and attempts under way weigh in dB")
     func slotsAndAttempts() {
         let policy = RadioChoicePolicy()
         // 20 dB better, but no free slot.
@@ -58,7 +58,8 @@ struct SeveralRadiosTests {
         let centrals: [String: EmulatedCentralManager]
         let ids: [UUID]
 
-        static func make(devices: Int, radios: Int, slots: Int) async throws -> Radios {
+        static func make(devices: Int, radios: Int, slots: Int,
+                         choice: RadioChoicePolicy = RadioChoicePolicy()) async throws -> Radios {
             let world = try await FleetWorld.make(count: devices)
             var centrals = ["A": world.central]
             var list = [FleetRadio(name: "A", central: world.central, connectionSlots: slots)]
@@ -71,15 +72,17 @@ struct SeveralRadiosTests {
             let ids = (0..<devices).map { UUID(uuidString: String(format: "F1EE7000-0000-0000-0000-%012d", $0))! }
             let byName = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ("F\($0.offset)", $0.element) })
             let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 64),
-                                                   connectTimeout: .seconds(5), backoff: BackoffPolicy(discoveryTimeout: .seconds(60)))
+                                                   connectTimeout: .seconds(5), backoff: BackoffPolicy(discoveryTimeout: .seconds(60)),
+                                                   radioChoice: choice)
             let fleet = FleetOrchestrator(radios: list, identify: { $0.localName.flatMap { byName[$0] } },
                                           configuration: configuration, clock: world.clock, seed: 31, store: InMemoryPinnedDeviceStore())
             return Radios(world: world, fleet: fleet, centrals: centrals, ids: ids)
         }
 
         /// A fleet of `devices` pinned and started, every device ready.
-        static func ready(devices: Int, radios: Int, slots: Int) async throws -> Radios {
-            let setup = try await make(devices: devices, radios: radios, slots: slots)
+        static func ready(devices: Int, radios: Int, slots: Int,
+                          choice: RadioChoicePolicy = RadioChoicePolicy()) async throws -> Radios {
+            let setup = try await make(devices: devices, radios: radios, slots: slots, choice: choice)
             for id in setup.ids { await setup.fleet.pin(id) }
             await setup.fleet.start()
             #expect(await settle(setup.fleet, setup.world, until: allReady(setup.ids)))
@@ -111,7 +114,9 @@ struct SeveralRadiosTests {
         let setup = try await Radios.ready(devices: 4, radios: 2, slots: 4)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        #expect(fleet.radioOccupancy == ["A": 2, "B": 2], "spread while both have room")
+        // Heard alike (the emulator's RSSI noise is at most 6 dB between radios), a radio holding
+        // three of its four slots loses by 7.5 dB: each takes at least one device.
+        #expect(fleet.radioOccupancy["A"]! > 0 && fleet.radioOccupancy["B"]! > 0, "spread while both have room")
         world.bus.setState(.poweredOff, of: setup.centrals["B"]!)
         #expect(await settle(fleet, world) { states in
             setup.ids.allSatisfy { states[$0] == .ready && fleet.radio(of: $0) == "A" }
@@ -126,14 +131,14 @@ struct SeveralRadiosTests {
         let setup = try await Radios.ready(devices: 4, radios: 3, slots: 4)
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        let onB = setup.ids.filter { fleet.radio(of: $0) == "B" }
+        let onB = try setup.ids.filter { fleet.radio(of: $0) == "B" }.map { try fleet.radios.link(of: $0).peripheral }
         #expect(!onB.isEmpty, "B took some of the devices")
         #expect(await fleet.removeRadio(named: "B"))
         #expect(await !fleet.removeRadio(named: "B"), "already gone")
         #expect(await settle(fleet, world) { states in
             setup.ids.allSatisfy { states[$0] == .ready && fleet.radio(of: $0) != "B" }
         })
-        for id in onB { #expect(await !setup.centrals["B"]!.isConnected(try fleet.radios.link(of: id).peripheral)) }
+        for peripheral in onB { #expect(await !setup.centrals["B"]!.isConnected(peripheral), "B's link was cancelled") }
         #expect(fleet.radioOccupancy["B"] == nil)
         for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
         await fleet.shutdown()
@@ -145,11 +150,67 @@ struct SeveralRadiosTests {
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
         let id = setup.ids[0]
+        // The failure's 12 dB outweigh the emulator's RSSI noise (at most 6 dB between radios).
         let first = try #require(fleet.radio(of: id))
         let link = try fleet.radios.link(of: id)
         world.bus.loseLink(between: setup.centrals[first]!, and: link.peripheral)
         #expect(await settle(fleet, world) { states in states[id] == .ready && fleet.radio(of: id) != first })
         #expect(try await setup.connectedOnItsRadio(id))
+        await fleet.shutdown()
+    }
+
+    @Test("a link the engine gives up itself (reconnect) is not held against its radio: the device comes back on it")
+    func reconnectDoesNotBlame() async throws {
+        let setup = try await Radios.ready(devices: 1, radios: 2, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        let id = setup.ids[0]
+        let first = try #require(fleet.radio(of: id))
+        let old = try fleet.radios.link(of: id)
+        await fleet.reconnect(id)
+        #expect(await settle(fleet, world) { states in states[id] == .ready })
+        #expect(fleet.radio(of: id) == first)
+        #expect(try fleet.radios.link(of: id).radio == old.radio)
+        await fleet.shutdown()
+    }
+
+    @Test("a radio added at run time takes the devices when the others are off; a second radio of that name is refused")
+    func radioAdded() async throws {
+        let setup = try await Radios.make(devices: 3, radios: 1, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        world.bus.setState(.poweredOff, of: world.central)
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world) { states in setup.ids.allSatisfy { states[$0] == .suspended(.radioUnavailable(.poweredOff)) } })
+        let central = EmulatedCentralManager(bus: world.bus)
+        #expect(await fleet.addRadio(FleetRadio(name: "B", central: central, connectionSlots: 4)))
+        #expect(await !fleet.addRadio(FleetRadio(name: "B", central: central, connectionSlots: 4)), "names are unique")
+        #expect(await settle(fleet, world) { states in setup.ids.allSatisfy { states[$0] == .ready && fleet.radio(of: $0) == "B" } })
+        for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
+        await fleet.shutdown()
+    }
+
+    @Test("a sighting lifetime of zero still connects: a listen's own sightings count after its window")
+    func zeroLifetime() async throws {
+        let world = try await FleetWorld.make(count: 2)
+        defer { world.end() }
+        // A radio that hears nothing (on a bus of its own) keeps the listen window open: virtual
+        // time passes between the sighting and the choice.
+        let deaf = EmulatedCentralManager(bus: EmulatorBus(configuration: .instant, clock: world.clock))
+        let names = Dictionary(uniqueKeysWithValues: world.ids.enumerated().map { ("F\($0.offset)", $0.element) })
+        let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 8),
+                                               radioChoice: RadioChoicePolicy(sightingLifetime: .zero, listenWindow: .milliseconds(300)))
+        let fleet = FleetOrchestrator(radios: [FleetRadio(name: "A", central: world.central, connectionSlots: 4),
+                                               FleetRadio(name: "deaf", central: deaf, connectionSlots: 4)],
+                                      identify: { $0.localName.flatMap { names[$0] } }, configuration: configuration,
+                                      clock: world.clock, seed: 5, store: InMemoryPinnedDeviceStore())
+        let start = world.clock.now
+        for id in world.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(world.ids)))
+        #expect(start.duration(to: world.clock.now) >= .milliseconds(300), "the window ran")
+        for id in world.ids { #expect(fleet.radio(of: id) == "A") }
         await fleet.shutdown()
     }
 

@@ -48,9 +48,7 @@ public struct PoolPolicy: Sendable, Hashable, Codable {
     /// The score of a candidate at `now` (higher is better).
     public func score(_ candidate: Candidate, now: Duration, incumbent: Bool) -> Double {
         let signal = min(1, max(0, Double(candidate.rssi + 100) / 70))
-        let age = max(0, Double((now - candidate.lastSeen).nanoseconds))
-        let halfLife = max(1, Double(recencyHalfLife.nanoseconds))
-        let recency = pow(0.5, age / halfLife)
+        let recency = halving(after: now - candidate.lastSeen, halfLife: recencyHalfLife)
         let priority = min(1, max(0, candidate.priority))
         return rssiWeight * signal + recencyWeight * recency + priorityWeight * priority + (incumbent ? incumbentBonus : 0)
     }
@@ -69,11 +67,3 @@ public struct PoolPolicy: Sendable, Hashable, Codable {
         return chosen
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -9,10 +9,12 @@ import Foundation
 /// failures move a device to another radio and a radio that goes away hands its devices over.
 public struct RadioChoicePolicy: Sendable, Hashable, Codable {
     /// The signal strength scored for a radio that knows the device but has not heard it lately,
-    /// in dBm (the lowest a controller reports).
+    /// in dBm (the lowest a controller reports). Only a fleet on one central whose identifiers
+    /// are its own knows devices it has not heard; with several radios every option was heard.
     public var unheardRSSI: Int
-    /// Subtracted when the radio has no free connection slot: it is chosen only when every
-    /// radio is full (and its controller may then refuse).
+    /// Subtracted when the radio has no free connection slot: large enough that a full radio
+    /// loses to any radio with room unless that one's other penalties (attempts, failures) are
+    /// larger still; when every radio is full the best is tried (its controller may refuse).
     public var fullPenalty: Double
     /// Subtracted in proportion to the share of the radio's slots in use (this much when all
     /// are): devices heard alike spread over radios.
@@ -60,6 +62,7 @@ public struct RadioChoicePolicy: Sendable, Hashable, Codable {
         /// This device's failures on this radio, already decayed (see ``decayedFailures(_:age:)``).
         public var failures: Double
 
+        /// An option; each parameter sets the property of the same name.
         public init(radio: Int, rssi: Int?, assigned: Int, slots: Int, attempts: Int, failures: Double) {
             self.radio = radio
             self.rssi = rssi
@@ -95,15 +98,6 @@ public struct RadioChoicePolicy: Sendable, Hashable, Codable {
     /// halved every ``failureHalfLife``.
     public func decayedFailures(_ weight: Double, age: Duration) -> Double {
         guard weight > 0 else { return 0 }
-        let halfLife = max(1, Double(failureHalfLife.nanoseconds))
-        return weight * pow(0.5, max(0, Double(age.nanoseconds)) / halfLife)
+        return weight * halving(after: age, halfLife: failureHalfLife)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

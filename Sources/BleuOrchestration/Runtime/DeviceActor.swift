@@ -54,15 +54,19 @@ actor DeviceActor {
     var hasArmedTimer: Bool { armedToken != nil }
 
     /// Feeds one event to the machine and executes the effects.
-    func handle(_ event: DeviceEvent) {
+    /// - Parameter blamingRadio: whether a failure the event reports counts against the
+    ///   device's radio at its next choice (not when the engine gave the link up itself).
+    func handle(_ event: DeviceEvent, blamingRadio: Bool = true) {
         let now = clock.now()
         let before = machine.state
         let effects = machine.apply(event, now: now)
         let after = machine.state
         if let failure = event.failure { metrics.failure(failure) }
-        switch event {
-        case .connectFailed, .discoveryFailed, .disconnected: radios.failed(id)  // weighed at the next choice of radio
-        default: break
+        if blamingRadio, before.holdsLink, after != before {
+            switch event {
+            case .connectFailed, .discoveryFailed, .disconnected: radios.failed(id)  // weighed at the next choice of radio
+            default: break
+            }
         }
         if after != before {
             log(before, after, event)
@@ -238,7 +242,11 @@ actor DeviceActor {
     private func deliver(_ event: DeviceEvent, generation: UInt64, operation number: UInt64) {
         // Before handling: the event may start the next operation, which then is the current one.
         operationFinished(number)
-        guard generation == self.generation else { return }
+        guard generation == self.generation else {
+            // A resolve that finished after the device gave up may have taken a radio slot.
+            if !machine.state.holdsLink && machine.state != .resolving { radios.released(id) }
+            return
+        }
         handle(event)
     }
 

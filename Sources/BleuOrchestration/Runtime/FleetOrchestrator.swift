@@ -96,8 +96,15 @@ public actor FleetOrchestrator {
     /// - Parameters:
     ///   - radios: the radios, with unique names; more can be added with ``addRadio(_:)``.
     ///   - identify: the fleet's identifier of the device an advertisement comes from.
-    ///   - configuration, clock, seed, logger, metrics, store, setUp: as for
-    ///     ``init(central:configuration:clock:seed:logger:metrics:store:restorationTimeout:setUp:)``.
+    ///   - configuration: the devices' profile, the pool, the backoff, the queues and the
+    ///     choice of radio (``FleetConfiguration/radioChoice``).
+    ///   - clock: the clock of timers, backoff and the choice's windows.
+    ///   - seed: the seed of the jitter; `nil` draws one (read ``seed`` to replay).
+    ///   - logger: where structured logs go.
+    ///   - metrics: where metrics go; `nil` uses the process's `MetricsSystem`.
+    ///   - store: where pinned identifiers (the fleet's) persist.
+    ///   - setUp: what to do on each new link instead of discovering the profile; use
+    ///     ``LinkSetUp/init(prepareLink:linkEnded:)``.
     public init<C: Clock>(radios: [FleetRadio], identify: @escaping @Sendable (Advertisement) -> UUID?,
                           configuration: FleetConfiguration, clock: C, seed: UInt64? = nil,
                           logger: Logger = Logger(label: "bleu.fleet"), metrics: (any MetricsFactory)? = nil,
@@ -180,7 +187,8 @@ public actor FleetOrchestrator {
     }
 
     /// Adds a radio; devices resolving from now on may go through it. Returns `false` (and adds
-    /// nothing) on an orchestrator made on one central, whose identifiers are that central's.
+    /// nothing) when a radio of the fleet has its name, or on an orchestrator made on one
+    /// central, whose identifiers are that central's.
     @discardableResult
     public func addRadio(_ radio: FleetRadio) async -> Bool {
         guard let index = radios.add(radio) else { return false }
@@ -196,11 +204,8 @@ public actor FleetOrchestrator {
         guard let (index, assigned) = radios.remove(named: name) else { return false }
         logger.notice("radio removed", metadata: ["radio": "\(name)", "devices": "\(assigned.count)"])
         let owner = radios.owner(index)
-        await owner.stopEvents()
-        for (device, peripheral) in assigned {
-            await owner.cancel(peripheral)
-            await devices[device]?.handle(.disconnected(.transientLinkLoss))
-        }
+        await owner.retire()
+        await handOver(assigned, from: owner)
         await updateRadioState()
         return true
     }
@@ -265,7 +270,7 @@ public actor FleetOrchestrator {
         }
         await applyPolicy()
         logger.info("fleet starting", metadata: ["pinned": "\(pinned.count)", "pooled": "\(candidates.count)"])
-        if radios.onlyCentral?.restoreIdentifier != nil && !restoring {
+        if radios.restorableCentral?.restoreIdentifier != nil && !restoring {
             restoring = true
             for device in devices.values { await device.handle(.restorationBegan) }
             let clock = clock
@@ -275,7 +280,7 @@ public actor FleetOrchestrator {
                 await self?.endRestoration(connected: [])
             }
         }
-        for index in 0..<radios.count { await startEvents(of: index) }
+        for index in radios.present { await startEvents(of: index) }
         radioState = radios.aggregateState
         for device in devices.values {
             await device.handle(.centralStateChanged(radioState))
@@ -359,8 +364,10 @@ public actor FleetOrchestrator {
     /// database changed under it). Does nothing to a device without a link.
     public func reconnect(_ device: UUID) async {
         guard let actor = devices[device], await actor.state.holdsLink else { return }
-        await actor.handle(.disconnected(.transientLinkLoss))
-        await radios.cancel(device)
+        // The link to give up, read before the device may resolve again (to another radio).
+        let link = try? radios.link(of: device)
+        await actor.handle(.disconnected(.transientLinkLoss), blamingRadio: false)
+        if let link { await radios.cancel(link) }
     }
 
     /// Changes the pool policy at run time; devices connect and disconnect accordingly.
@@ -465,6 +472,15 @@ public actor FleetOrchestrator {
 
     // MARK: Routing the radio's events (no decisions here)
 
+    /// Devices whose radio went away: their links there are cancelled, and each connects again
+    /// through another radio after its fast retry (not held against the radio it leaves).
+    private func handOver(_ assigned: [(device: UUID, peripheral: UUID)], from owner: RadioOwner) async {
+        for (device, peripheral) in assigned {
+            await owner.cancel(peripheral)
+            await devices[device]?.handle(.disconnected(.transientLinkLoss), blamingRadio: false)
+        }
+    }
+
     private func startEvents(of index: Int) async {
         await radios.owner(index).startEvents { [weak self] event in await self?.route(event, radio: index) }
         _ = radios.setState(await radios.owner(index).central.state, of: index)
@@ -486,8 +502,9 @@ public actor FleetOrchestrator {
             let stranded = radios.setState(state, of: index)
             if !stranded.isEmpty {
                 logger.notice("radio unusable; its devices go to the others", metadata: ["state": "\(state)", "devices": "\(stranded.count)"])
+                // Cancelled too: a radio resetting or unauthorized may still hold its links.
+                await handOver(stranded, from: radios.owner(index))
             }
-            for id in stranded { await devices[id]?.handle(.disconnected(.transientLinkLoss)) }
             await updateRadioState()
         case .disconnected(let peripheral, let reason):
             // This engine's own cancel was handled when it was made. Anything else — a lost
@@ -503,7 +520,7 @@ public actor FleetOrchestrator {
             guard let id = radios.device(on: index, peripheral: peripheral) else { return }
             await devices[id]?.handle(.readyToSend)
         case .willRestoreState(let restoration):
-            guard index == 0, radios.onlyCentral != nil else { return }
+            guard radios.restorableCentral != nil else { return }
             await endRestoration(connected: Set(restoration.peripherals))
         case .connected, .mtuChanged, .servicesChanged:
             break

@@ -31,6 +31,7 @@ public struct FleetLink: Sendable {
     /// The identifier `central` knows the device by.
     public var peripheral: UUID
 
+    /// A link; each parameter sets the property of the same name.
     public init(device: UUID, radio: String, central: any CentralManager, peripheral: UUID) {
         self.device = device
         self.radio = radio

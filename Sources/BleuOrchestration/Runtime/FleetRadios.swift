@@ -45,6 +45,11 @@ final class FleetRadios: Sendable {
             return centralIdentifiers ? Assignment(radio: 0, peripheral: device, occupying: false) : nil
         }
 
+        /// The devices holding one of the radio's slots, with the identifiers it knows them by.
+        func occupants(of radio: Int) -> [(device: UUID, peripheral: UUID)] {
+            assignments.filter { $0.value.radio == radio && $0.value.occupying }.map { (device: $0.key, peripheral: $0.value.peripheral) }
+        }
+
         /// Devices holding one of the radio's slots, `device` excluded.
         func assigned(to radio: Int, except device: UUID? = nil) -> Int {
             assignments.reduce(0) { $0 + ($1.value.radio == radio && $1.value.occupying && $1.key != device ? 1 : 0) }
@@ -75,20 +80,21 @@ final class FleetRadios: Sendable {
         self.connectTimeout = configuration.connectTimeout
         self.scanService = configuration.profile.service
         self.scanTimeout = configuration.scanTimeout
-        for radio in radios { _ = add(radio) }
+        for radio in radios { add(radio) }
     }
 
     // MARK: The radios
 
-    /// Adds a radio; returns its index, or `nil` when the fleet's identifiers are its one
-    /// central's (another central knows the devices by other identifiers).
+    /// Adds a radio; returns its index, or `nil` when a radio of the fleet has its name, or the
+    /// fleet's identifiers are its one central's (another central knows the devices by other
+    /// identifiers).
     @discardableResult
     func add(_ radio: FleetRadio) -> Int? {
         if centralIdentifiers && count > 0 { return nil }
         let owner = RadioOwner(central: radio.central, maximumAttempts: maximumAttempts, connectTimeout: connectTimeout,
                                scanService: scanService, scanTimeout: scanTimeout, clock: clock, identify: identify)
         return book.withLock { book in
-            precondition(!book.radios.contains { $0.name == radio.name && !$0.removed }, "radio names must be unique in a fleet")
+            if book.radios.contains(where: { $0.name == radio.name && !$0.removed }) { return nil }
             book.radios.append(Radio(name: radio.name, slots: radio.connectionSlots, owner: owner))
             book.devices.append([:])
             book.failures.append([:])
@@ -102,9 +108,7 @@ final class FleetRadios: Sendable {
         book.withLock { book in
             guard let index = book.radios.firstIndex(where: { $0.name == name && !$0.removed }) else { return nil }
             book.radios[index].removed = true
-            let devices = book.assignments.filter { $0.value.radio == index && $0.value.occupying }
-                .map { (device: $0.key, peripheral: $0.value.peripheral) }
-            return (index, devices)
+            return (index, book.occupants(of: index))
         }
     }
 
@@ -114,19 +118,24 @@ final class FleetRadios: Sendable {
 
     var owners: [RadioOwner] { book.withLock { $0.radios.map(\.owner) } }
 
-    /// The first radio's central, when the fleet has only that one (restoration is for one radio).
-    var onlyCentral: (any CentralManager)? {
-        book.withLock { $0.radios.count == 1 ? $0.radios[0].owner.central : nil }
+    /// The indices of the radios not removed.
+    var present: [Int] { book.withLock { book in book.radios.indices.filter { !book.radios[$0].removed } } }
+
+    /// The central that restores state: the one central of a fleet whose identifiers are its
+    /// own (restoration is for one radio).
+    var restorableCentral: (any CentralManager)? {
+        centralIdentifiers ? book.withLock { $0.radios[0].owner.central } : nil
     }
 
-    /// Records a radio's state. Returns the devices assigned to it when it just became unusable
-    /// while another radio is usable (their links are gone, and they can go elsewhere).
-    func setState(_ state: ManagerState, of index: Int) -> [UUID] {
+    /// Records a radio's state. Returns the devices assigned to it, with the identifiers it
+    /// knows them by, when it just became unusable while another radio is usable (they go
+    /// elsewhere).
+    func setState(_ state: ManagerState, of index: Int) -> [(device: UUID, peripheral: UUID)] {
         book.withLock { book in
             let wasUsable = book.radios[index].usable
             book.radios[index].state = state
             guard wasUsable, !book.radios[index].usable, book.radios.contains(where: \.usable) else { return [] }
-            return book.assignments.filter { $0.value.radio == index && $0.value.occupying }.map(\.key)
+            return book.occupants(of: index)
         }
     }
 
@@ -181,40 +190,64 @@ final class FleetRadios: Sendable {
     }
 
     /// Finds a device and assigns it to the best radio for it (see ``RadioChoicePolicy``).
-    /// - Throws: ``BleuCore/BleuError/peripheralNotFound(_:)`` when no radio heard it;
+    ///
+    /// The radios that heard it within the sighting lifetime count at once. The others listen
+    /// (a scan each, then the policy's window after the first hears it) when none heard it, or
+    /// when it failed lately on the best of those that did — so a failing device can move.
+    /// - Throws: ``BleuCore/BleuError/peripheralNotFound(_:)`` when no usable radio heard it;
     ///   ``BleuCore/BleuError/bluetoothPoweredOff`` when no radio is usable.
     func resolve(_ device: UUID) async throws {
         let usable = book.withLock { book in book.radios.indices.filter { book.radios[$0].usable } }
         guard !usable.isEmpty else { throw BleuError.bluetoothPoweredOff }
-        var heard = await sightings(of: device, on: usable)
+        let started = clock.now()
+        var heard = await sightings(of: device, on: usable, since: nil)
+        let unheard = usable.filter { heard[$0] == nil }
         if heard.isEmpty {
             try await listen(for: device, on: usable)
-            heard = await sightings(of: device, on: usable)
+        } else if !unheard.isEmpty, failedLately(device, onBestOf: heard) {
+            // Another radio may carry it: let the ones that did not hear it listen too.
+            try? await listen(for: device, on: unheard)
         }
-        guard !heard.isEmpty else { throw BleuError.peripheralNotFound(device) }
+        heard = await sightings(of: device, on: usable, since: started)
+        try Task.checkCancellation()
         let now = clock.now()
-        book.withLock { book in
-            let options = heard.map { radio, sighting in
+        let chosen = book.withLock { book -> Bool in
+            // A radio removed or powered off meanwhile is not chosen.
+            let options = heard.filter { book.radios[$0.key].usable }.map { radio, sighting in
                 let failure = book.failures[radio][device]
                 return RadioChoicePolicy.Option(
                     radio: radio, rssi: sighting.rssi, assigned: book.assigned(to: radio, except: device),
                     slots: book.radios[radio].slots, attempts: book.radios[radio].attempts,
                     failures: failure.map { policy.decayedFailures($0.weight, age: now - $0.last) } ?? 0)
             }
-            guard let chosen = policy.choose(options), let sighting = heard[chosen] else { return }
+            guard let chosen = policy.choose(options), let sighting = heard[chosen] else { return false }
             if let old = book.assignments[device] { book.devices[old.radio][old.peripheral] = nil }
             book.assignments[device] = Assignment(radio: chosen, peripheral: sighting.peripheral, occupying: true)
             book.devices[chosen][sighting.peripheral] = device
+            return true
+        }
+        guard chosen else { throw BleuError.peripheralNotFound(device) }
+    }
+
+    /// Whether the device failed lately (by at least half a failure, decayed) on the radio that
+    /// heard it best.
+    private func failedLately(_ device: UUID, onBestOf heard: [Int: (peripheral: UUID, rssi: Int?)]) -> Bool {
+        let now = clock.now()
+        return book.withLock { book in
+            guard let best = heard.max(by: { ($0.value.rssi ?? policy.unheardRSSI, $1.key) < ($1.value.rssi ?? policy.unheardRSSI, $0.key) }),
+                  let failure = book.failures[best.key][device] else { return false }
+            return policy.decayedFailures(failure.weight, age: now - failure.last) >= 0.5
         }
     }
 
-    /// What each usable radio knows of a device now: a fresh sighting, or (with the centrals'
-    /// own identifiers) that its central knows it.
-    private func sightings(of device: UUID, on radios: [Int]) async -> [Int: (peripheral: UUID, rssi: Int?)] {
+    /// What each radio listed knows of a device: a sighting within the lifetime (or since
+    /// `since`, so a listen's own sightings count whatever the lifetime), or (with the
+    /// centrals' own identifiers) that its central knows it.
+    private func sightings(of device: UUID, on radios: [Int], since: Duration?) async -> [Int: (peripheral: UUID, rssi: Int?)] {
         var heard: [Int: (peripheral: UUID, rssi: Int?)] = [:]
         for radio in radios {
             let owner = owner(radio)
-            if let sighting = await owner.sighting(of: device, within: policy.sightingLifetime) {
+            if let sighting = await owner.sighting(of: device, within: policy.sightingLifetime, since: since) {
                 heard[radio] = (sighting.peripheral, sighting.rssi)
             } else if centralIdentifiers, await owner.knows(device) {
                 heard[radio] = (device, nil)
@@ -224,7 +257,8 @@ final class FleetRadios: Sendable {
     }
 
     /// Scans on every radio listed until one hears the device, then lets the others listen for
-    /// the policy's window. Throws the first radio's error when none heard it.
+    /// the policy's window. When none heard it, throws ``BleuCore/BleuError/peripheralNotFound(_:)``
+    /// if any radio's scan ended that way (not found is what happened), else the first error.
     private func listen(for device: UUID, on radios: [Int]) async throws {
         let owners = radios.map { owner($0) }
         let clock = clock
@@ -242,6 +276,7 @@ final class FleetRadios: Sendable {
                 }
             }
             var firstError: (any Error)?
+            var notFound: (any Error)?
             var heardAny = false
             var pending = owners.count
             while pending > 0, let next = await group.next() {
@@ -258,6 +293,7 @@ final class FleetRadios: Sendable {
                     heardAny = true
                 case .failed(let error):
                     pending -= 1
+                    if case BleuError.peripheralNotFound = error { notFound = error }
                     firstError = firstError ?? error
                 case .windowClosed:
                     pending = 0
@@ -265,7 +301,7 @@ final class FleetRadios: Sendable {
             }
             group.cancelAll()
             if heardAny { return .heard }
-            return .failed(firstError ?? BleuError.peripheralNotFound(device))
+            return .failed(notFound ?? firstError ?? BleuError.peripheralNotFound(device))
         }
         if case .failed(let error) = outcome { throw error }
     }
@@ -274,11 +310,20 @@ final class FleetRadios: Sendable {
     func connect(_ device: UUID) async throws {
         let (index, assignment, owner) = try book.withLock { book throws(BleuError) in
             guard let assignment = book.current(device, centralIdentifiers: centralIdentifiers) else { throw .notConnected(device) }
+            // Its radio was removed or powered off since the choice: the next attempt chooses again.
+            guard book.radios[assignment.radio].usable else { throw .connectionFailed(device, reason: .unspecified) }
+            // Counted here (as well as in the owner's cap) so the choice can read it synchronously.
             book.radios[assignment.radio].attempts += 1
             return (assignment.radio, assignment, book.radios[assignment.radio].owner)
         }
         defer { book.withLock { $0.radios[index].attempts -= 1 } }
         try await owner.connect(assignment.peripheral)
+    }
+
+    /// Cancels a link on the radio it is on.
+    func cancel(_ link: FleetLink) async {
+        guard let owner = book.withLock({ book in book.radios.first { $0.name == link.radio }?.owner }) else { return }
+        await owner.cancel(link.peripheral)
     }
 
     /// Cancels a device's connection or attempt on its radio.

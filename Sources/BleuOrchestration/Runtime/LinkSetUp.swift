@@ -5,9 +5,9 @@ import Foundation
 /// subscriptions (the distributed actor system reads every actor service a peripheral hosts).
 ///
 /// The engine still owns the link: it resolves, connects, backs off, breaks the circuit, gates
-/// on the radio and the policy, and times ``prepare`` out after
-/// ``BackoffPolicy/discoveryTimeout``. A device whose `prepare` returns is ready; one whose
-/// `prepare` throws fails the attempt (classified by ``FailureClass/classify(_:)-(Error)``)
+/// on the radio and the policy, and times ``prepareLink`` out after
+/// ``BackoffPolicy/discoveryTimeout``. A device whose `prepareLink` returns is ready; one whose
+/// `prepareLink` throws fails the attempt (classified by ``FailureClass/classify(_:)-(Error)``)
 /// and is retried after backoff.
 public struct LinkSetUp: Sendable {
     /// Sets up a link that was just made (or restored) to the device: discover, read,
@@ -15,7 +15,7 @@ public struct LinkSetUp: Sendable {
     /// the engine abandons the link.
     public var prepareLink: @Sendable (FleetLink) async throws -> Void
     /// The link whose set-up began last was lost or given up (a disconnection, a failed or
-    /// timed-out set-up, the policy): release what `prepare` built on it.
+    /// timed-out set-up, the policy): release what `prepareLink` built on it.
     public var linkEnded: @Sendable (UUID) -> Void
 
     /// A set-up; each parameter sets the property of the same name. Use it with several radios:

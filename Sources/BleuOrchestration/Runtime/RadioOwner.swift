@@ -73,16 +73,24 @@ actor RadioOwner {
         eventTask = nil
     }
 
+    /// The radio leaves the fleet: no more events, and its scan ends (whoever waits on it fails).
+    func retire() {
+        stopEvents()
+        scanTask?.cancel()
+    }
+
     /// Whether the central knows a peripheral by this identifier (seen in a scan, connected
     /// before, bonded or restored).
     func knows(_ peripheral: UUID) async -> Bool {
         await central.retrievePeripherals(withIdentifiers: [peripheral]).contains { $0.id == peripheral }
     }
 
-    /// The device as a scan last heard it, if that was no longer than `lifetime` ago.
-    func sighting(of device: UUID, within lifetime: Duration) -> Sighting? {
-        guard let sighting = sightings[device], clock.now() - sighting.at <= lifetime else { return nil }
-        return sighting
+    /// The device as a scan last heard it, if that was no longer than `lifetime` ago or at
+    /// `since` or later.
+    func sighting(of device: UUID, within lifetime: Duration, since: Duration? = nil) -> Sighting? {
+        guard let sighting = sightings[device] else { return nil }
+        if let since, sighting.at >= since { return sighting }
+        return clock.now() - sighting.at <= lifetime ? sighting : nil
     }
 
     /// Connects, after waiting for a slot under the cap.
