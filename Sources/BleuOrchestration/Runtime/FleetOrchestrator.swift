@@ -181,7 +181,8 @@ public actor FleetOrchestrator {
         radios.radioName(of: device)
     }
 
-    /// How many devices each radio holds now (linked, connecting or setting up), by name.
+    /// How many devices each radio holds now (linked, connecting or setting up), by name. A
+    /// link restored at start-up counts once its device resolves again.
     public nonisolated var radioOccupancy: [String: Int] {
         radios.occupancy
     }
