@@ -3,13 +3,16 @@ import Foundation
 
 /// A central that passes everything to another and records, independently of the engine, the
 /// connection attempts made through it: how many, and how many started while another attempt
-/// to the same peripheral was still under way.
+/// to the same peripheral was still under way. With an `rssiOffset` it stands for a radio with a
+/// better (or worse) antenna: its scans hear every peripheral that many dB louder.
 final class RecordingCentral: CentralManager {
     let base: any CentralManager
+    let rssiOffset: Int
     private let record = Locked((inFlight: [UUID: Int](), attempts: [UUID: Int](), overlapping: 0))
 
-    init(_ base: any CentralManager) {
+    init(_ base: any CentralManager, rssiOffset: Int = 0) {
         self.base = base
+        self.rssiOffset = rssiOffset
     }
 
     /// Attempts started for a peripheral that already had one under way.
@@ -21,7 +24,26 @@ final class RecordingCentral: CentralManager {
     var state: ManagerState { get async { await base.state } }
     func events() -> AsyncStream<CentralEvent> { base.events() }
 
-    func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> { try await base.scan(options) }
+    func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> {
+        let heard = try await base.scan(options)
+        guard rssiOffset != 0 else { return heard }
+        let offset = rssiOffset
+        return AsyncThrowingStream { continuation in
+            let relay = Task {
+                do {
+                    for try await advertisement in heard {
+                        var louder = advertisement
+                        louder.rssi += offset
+                        continuation.yield(louder)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in relay.cancel() }
+        }
+    }
     func stopScan() async { await base.stopScan() }
 
     func connect(_ peripheral: UUID, timeout: Duration?) async throws {

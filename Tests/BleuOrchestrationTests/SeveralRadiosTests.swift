@@ -58,7 +58,8 @@ struct SeveralRadiosTests {
         let centrals: [String: EmulatedCentralManager]
         let ids: [UUID]
 
-        static func make(devices: Int, radios: Int, slots: Int,
+        /// - Parameter louder: per radio name, how many dB louder its scans hear every device.
+        static func make(devices: Int, radios: Int, slots: Int, louder: [String: Int] = [:],
                          choice: RadioChoicePolicy = RadioChoicePolicy()) async throws -> Radios {
             let world = try await FleetWorld.make(count: devices)
             var centrals = ["A": world.central]
@@ -67,7 +68,8 @@ struct SeveralRadiosTests {
                 let name = String(UnicodeScalar(UInt8(65 + index)))
                 let central = EmulatedCentralManager(bus: world.bus)
                 centrals[name] = central
-                list.append(FleetRadio(name: name, central: central, connectionSlots: slots))
+                let heard: any CentralManager = louder[name].map { RecordingCentral(central, rssiOffset: $0) } ?? central
+                list.append(FleetRadio(name: name, central: heard, connectionSlots: slots))
             }
             let ids = (0..<devices).map { UUID(uuidString: String(format: "F1EE7000-0000-0000-0000-%012d", $0))! }
             let byName = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ("F\($0.offset)", $0.element) })
@@ -171,6 +173,20 @@ struct SeveralRadiosTests {
         #expect(await settle(fleet, world) { states in states[id] == .ready })
         #expect(fleet.radio(of: id) == first)
         #expect(try fleet.radios.link(of: id).radio == old.radio)
+        await fleet.shutdown()
+    }
+
+    @Test("the radio that hears the devices best takes them, until it is short of slots")
+    func hearsBest() async throws {
+        // B hears every device 20 dB louder than A, and has room for two.
+        let setup = try await Radios.make(devices: 3, radios: 2, slots: 2, louder: ["B": 20])
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(setup.ids)))
+        #expect(fleet.radioOccupancy == ["A": 1, "B": 2], "B first; the third device goes to A when B is full")
+        for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
         await fleet.shutdown()
     }
 
