@@ -59,11 +59,13 @@ scan response data.
 import argparse
 import asyncio
 import json
+import logging
 import socket
 import sys
 
+from bumble import controller as bumble_controller
 from bumble import hci, ll
-from bumble.controller import Controller
+from bumble.controller import Connection, Controller
 from bumble.core import AdvertisingData
 from bumble.device import Device
 from bumble.hci import Address
@@ -195,6 +197,51 @@ def model_scan_responses(link):
     Controller.on_advertising_pdu = on_advertising_pdu
 
 
+def relay_without_unlogged_formatting():
+    """Bumble 0.0.236's controller formats a debug line for every packet each way (`f'{packet}'`,
+    with colours), and a Number Of Completed Packets event object for every ACL packet from a
+    host, whether or not debug logging is on. Profiled under `bleu-bench hci` that formatting
+    is most of the relay's time, so the relay, not the hosts, set the pace. While debug logging
+    is off this skips the formatting and sends each connection's (always identical) completion
+    event from bytes made once: every byte each controller sends is the same."""
+    log = bumble_controller.logger
+    original_on_hci_packet = Controller.on_hci_packet
+    original_send_hci_packet = Controller.send_hci_packet
+    original_on_acl = Connection.on_hci_acl_data_packet
+
+    def on_hci_packet(self, packet):
+        if log.isEnabledFor(logging.DEBUG):
+            return original_on_hci_packet(self, packet)
+        if isinstance(packet, hci.HCI_AclDataPacket):
+            self.on_hci_acl_data_packet(packet)
+        elif isinstance(packet, hci.HCI_Command):
+            self.on_hci_command_packet(packet)
+        else:
+            original_on_hci_packet(self, packet)
+
+    def send_hci_packet(self, packet):
+        if log.isEnabledFor(logging.DEBUG):
+            return original_send_hci_packet(self, packet)
+        if self.host:
+            asyncio.get_running_loop().call_soon(self.host.on_packet, bytes(packet))
+
+    def on_hci_acl_data_packet(self, packet):
+        if log.isEnabledFor(logging.DEBUG) or 'send_hci_packet' in self.controller.__dict__:
+            return original_on_acl(self, packet)
+        self.assembler.feed_packet(packet)
+        completed = self.__dict__.get('completed_event')
+        if completed is None or completed[0] != self.handle:
+            completed = (self.handle, bytes(hci.HCI_Number_Of_Completed_Packets_Event(
+                connection_handles=[self.handle], num_completed_packets=[1])))
+            self.completed_event = completed
+        if self.controller.host:
+            asyncio.get_running_loop().call_soon(self.controller.host.on_packet, completed[1])
+
+    Controller.on_hci_packet = on_hci_packet
+    Controller.send_hci_packet = send_hci_packet
+    Connection.on_hci_acl_data_packet = on_hci_acl_data_packet
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--peer', choices=['none', 'advertise', 'central', 'central-idle'], default='none')
@@ -211,6 +258,7 @@ async def main():
 
     link = LocalLink()
     model_scan_responses(link)
+    relay_without_unlogged_formatting()
     sockets = [loopback_socket() for _ in range(2 + args.more_controllers)]
     ports = [s.getsockname()[1] for s in sockets]
     transports = []

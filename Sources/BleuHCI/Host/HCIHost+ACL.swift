@@ -44,11 +44,13 @@ extension HCIHost {
     }
 
     func pumpACL() {
+        var batch: [H4Packet] = []
         while aclCredits > 0, let packet = aclQueue.popFirst() {
             aclCredits -= 1
             aclInFlight[packet.handle, default: 0] += 1
-            outgoing.yield(packet.h4Packet)
+            batch.append(packet.h4Packet)
         }
+        outgoing.post(batch)
     }
 
     func packetsCompleted(_ entries: [HCIEvent.CompletedPackets]) {

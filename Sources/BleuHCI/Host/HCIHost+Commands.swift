@@ -53,7 +53,7 @@ extension HCIHost {
                 }
                 await self?.commandTimedOut(id)
             }
-            outgoing.yield(pending.command.h4Packet)
+            outgoing.post([pending.command.h4Packet])
         }
     }
 

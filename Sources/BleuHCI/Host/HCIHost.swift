@@ -67,8 +67,8 @@ public actor HCIHost {
     /// What the controller reports, in order: events, frames, send completions. One consumer.
     public nonisolated let inbound: AsyncStream<Inbound>
     let inboundContinuation: AsyncStream<Inbound>.Continuation
-    let outgoing: AsyncStream<H4Packet>.Continuation
-    private let outgoingStream: AsyncStream<H4Packet>
+    /// Commands and ACL packets on their way to the transport, taken by the writer in batches.
+    let outgoing = PacketOutbox()
 
     // Commands
     var commandCredits = 1
@@ -104,13 +104,16 @@ public actor HCIHost {
     private var dropObserver: (@Sendable (HCIHostDrops.Cause, String) -> Void)?
 
     /// A host over `transport`, its timers on `clock`.
+    deinit {
+        outgoing.finish()  // the writer task ends with the host
+    }
+
     public init(transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
                 configuration: Configuration = Configuration()) {
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
         (inbound, inboundContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(configuration.streamBufferLimit))
-        (outgoingStream, outgoing) = AsyncStream.makeStream()
         reassembler = ACLReassembler(maxPDULength: configuration.maxReassembledPDULength)
     }
 
@@ -160,7 +163,7 @@ public actor HCIHost {
 
     private func startIO() {
         let transport = self.transport
-        let outgoingStream = self.outgoingStream
+        let outgoing = self.outgoing
         tasks.append(Task { [weak self] in
             do {
                 for try await packet in transport.incoming {
@@ -173,9 +176,9 @@ public actor HCIHost {
             }
         })
         tasks.append(Task { [weak self] in
-            for await packet in outgoingStream {
+            while let packets = await outgoing.next() {
                 do {
-                    try await transport.send(packet)
+                    try await transport.send(contentsOf: packets)
                 } catch {
                     await self?.shutDown(.sendFailed(HCITransportError(error)))
                     return

@@ -12,8 +12,18 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Sends one packet. Throws ``HCITransportError`` when the link is closed or failed.
     func send(_ packet: H4Packet) async throws
 
+    /// Sends packets in order, as one write where the link allows (the default sends them one
+    /// by one). Throws ``HCITransportError`` when the link is closed or failed.
+    func send(contentsOf packets: [H4Packet]) async throws
+
     /// Closes the link; ``incoming`` ends. Idempotent.
     func close() async
+}
+
+extension HCITransport {
+    public func send(contentsOf packets: [H4Packet]) async throws {
+        for packet in packets { try await send(packet) }
+    }
 }
 
 /// Why a transport could not move a packet.

@@ -60,8 +60,18 @@ public final class NIOHCITransport: HCITransport {
     }
 
     public func send(_ packet: H4Packet) async throws {
+        try await send(contentsOf: [packet])
+    }
+
+    /// Sends the packets' bytes, in order, in one write.
+    public func send(contentsOf packets: [H4Packet]) async throws {
+        var buffer = channel.allocator.buffer(capacity: packets.reduce(0) { $0 + 1 + $1.body.count })
+        for packet in packets {
+            buffer.writeInteger(packet.type.rawValue)
+            buffer.writeBytes(packet.body)
+        }
         do {
-            try await channel.writeAndFlush(ByteBuffer(bytes: packet.encoded))
+            try await channel.writeAndFlush(buffer)
         } catch {
             throw channel.isActive ? HCITransportError.io(TransportFailure(.write, target: "\(channel.remoteAddress.map { "\($0)" } ?? "the channel")", message: "\(error)")) : HCITransportError.closed
         }
