@@ -103,11 +103,11 @@ public actor HCIHost {
     /// Told of every drop as it happens (the radio logs them).
     private var dropObserver: (@Sendable (HCIHostDrops.Cause, String) -> Void)?
 
-    /// A host over `transport`, its timers on `clock`.
     deinit {
         outgoing.finish()  // the writer task ends with the host
     }
 
+    /// A host over `transport`, its timers on `clock`.
     public init(transport: any HCITransport, clock: any Clock<Duration> = ContinuousClock(),
                 configuration: Configuration = Configuration()) {
         self.transport = transport
