@@ -82,9 +82,9 @@ struct SeveralRadiosTests {
         }
 
         /// A fleet of `devices` pinned and started, every device ready.
-        static func ready(devices: Int, radios: Int, slots: Int,
+        static func ready(devices: Int, radios: Int, slots: Int, louder: [String: Int] = [:],
                           choice: RadioChoicePolicy = RadioChoicePolicy()) async throws -> Radios {
-            let setup = try await make(devices: devices, radios: radios, slots: slots, choice: choice)
+            let setup = try await make(devices: devices, radios: radios, slots: slots, louder: louder, choice: choice)
             for id in setup.ids { await setup.fleet.pin(id) }
             await setup.fleet.start()
             #expect(await settle(setup.fleet, setup.world, until: allReady(setup.ids)))
@@ -179,12 +179,9 @@ struct SeveralRadiosTests {
     @Test("the radio that hears the devices best takes them, until it is short of slots")
     func hearsBest() async throws {
         // B hears every device 20 dB louder than A, and has room for two.
-        let setup = try await Radios.make(devices: 3, radios: 2, slots: 2, louder: ["B": 20])
+        let setup = try await Radios.ready(devices: 3, radios: 2, slots: 2, louder: ["B": 20])
         let (world, fleet) = (setup.world, setup.fleet)
         defer { world.end() }
-        for id in setup.ids { await fleet.pin(id) }
-        await fleet.start()
-        #expect(await settle(fleet, world, until: allReady(setup.ids)))
         #expect(fleet.radioOccupancy == ["A": 1, "B": 2], "B first; the third device goes to A when B is full")
         for id in setup.ids { #expect(try await setup.connectedOnItsRadio(id)) }
         await fleet.shutdown()
