@@ -204,6 +204,39 @@ struct SeveralRadiosTests {
         await fleet.shutdown()
     }
 
+    @Test("a device that failed on the only radio that hears it is not held for a whole scan on the others")
+    func failoverListensBriefly() async throws {
+        let world = try await FleetWorld.make(count: 1)
+        defer { world.end() }
+        let deaf = EmulatedCentralManager(bus: EmulatorBus(configuration: .instant, clock: world.clock))
+        let id = world.ids[0]
+        let configuration = FleetConfiguration(profile: FleetUUID.profile, pool: PoolPolicy(maximumConcurrency: 8),
+                                               scanTimeout: .seconds(10), radioChoice: RadioChoicePolicy(listenWindow: .milliseconds(300)))
+        let fleet = FleetOrchestrator(radios: [FleetRadio(name: "A", central: world.central, connectionSlots: 4),
+                                               FleetRadio(name: "deaf", central: deaf, connectionSlots: 4)],
+                                      identify: { $0.localName == "F0" ? id : nil }, configuration: configuration,
+                                      clock: world.clock, seed: 9, store: InMemoryPinnedDeviceStore())
+        await fleet.pin(id)
+        await fleet.start()
+        #expect(await settle(fleet, world, until: allReady(world.ids)))
+        // Counts the device's ready events: the second is its return after the loss.
+        let readies = Locked(0)
+        let events = fleet.events()
+        let counter = Task {
+            for await event in events {
+                if case .ready(id, _) = event { readies.withLock { $0 += 1 } }
+            }
+        }
+        defer { counter.cancel() }
+        let lost = world.clock.now
+        world.bus.loseLink(between: world.central, and: try fleet.radios.link(of: id).peripheral)
+        #expect(await settle(fleet, world) { states in states[id] == .ready && readies.withLock { $0 } == 1 })
+        #expect(fleet.radio(of: id) == "A")
+        let back = lost.duration(to: world.clock.now)
+        #expect(back < .seconds(2), "back after \(back): the deaf radio listened for the window, not the 10 s scan")
+        await fleet.shutdown()
+    }
+
     @Test("a sighting lifetime of zero still connects: a listen's own sightings count after its window")
     func zeroLifetime() async throws {
         let world = try await FleetWorld.make(count: 2)

@@ -205,8 +205,13 @@ final class FleetRadios: Sendable {
         if heard.isEmpty {
             try await listen(for: device, on: usable)
         } else if !unheard.isEmpty, failedLately(device, onBestOf: heard) {
-            // Another radio may carry it: let the ones that did not hear it listen too.
-            try? await listen(for: device, on: unheard)
+            // Another radio may carry it: the ones that did not hear it listen too, for the
+            // window only (the device may be out of their range; those that heard it remain).
+            do {
+                try await listen(for: device, on: unheard, giveUpAfter: policy.listenWindow)
+            } catch {
+                try Task.checkCancellation()
+            }
         }
         heard = await sightings(of: device, on: usable, since: started)
         try Task.checkCancellation()
@@ -259,12 +264,20 @@ final class FleetRadios: Sendable {
     /// Scans on every radio listed until one hears the device, then lets the others listen for
     /// the policy's window. When none heard it, throws ``BleuCore/BleuError/peripheralNotFound(_:)``
     /// if any radio's scan ended that way (not found is what happened), else the first error.
-    private func listen(for device: UUID, on radios: [Int]) async throws {
+    /// - Parameter patience: when given, the listen ends after it even if no radio heard the device.
+    private func listen(for device: UUID, on radios: [Int], giveUpAfter patience: Duration? = nil) async throws {
         let owners = radios.map { owner($0) }
         let clock = clock
         let window = policy.listenWindow
         enum Outcome: Sendable { case heard, failed(any Error), windowClosed }
         let outcome: Outcome = await withTaskGroup(of: Outcome.self) { group in
+            if let patience {
+                let deadline = clock.now() + patience
+                group.addTask {
+                    do { try await clock.sleep(until: deadline) } catch {}
+                    return .windowClosed
+                }
+            }
             for owner in owners {
                 group.addTask {
                     do {
@@ -283,7 +296,7 @@ final class FleetRadios: Sendable {
                 switch next {
                 case .heard:
                     pending -= 1
-                    if !heardAny && pending > 0 {
+                    if !heardAny && pending > 0 && patience == nil {
                         let deadline = clock.now() + window
                         group.addTask {
                             do { try await clock.sleep(until: deadline) } catch {}
