@@ -271,13 +271,15 @@ final class FleetRadios: Sendable {
         let window = policy.listenWindow
         enum Outcome: Sendable { case heard, failed(any Error), windowClosed }
         let outcome: Outcome = await withTaskGroup(of: Outcome.self) { group in
-            if let patience {
-                let deadline = clock.now() + patience
+            /// Ends the listen `after` from now, whoever has heard the device by then.
+            func closeWindow(after duration: Duration) {
+                let deadline = clock.now() + duration
                 group.addTask {
                     do { try await clock.sleep(until: deadline) } catch {}
                     return .windowClosed
                 }
             }
+            if let patience { closeWindow(after: patience) }
             for owner in owners {
                 group.addTask {
                     do {
@@ -296,13 +298,7 @@ final class FleetRadios: Sendable {
                 switch next {
                 case .heard:
                     pending -= 1
-                    if !heardAny && pending > 0 && patience == nil {
-                        let deadline = clock.now() + window
-                        group.addTask {
-                            do { try await clock.sleep(until: deadline) } catch {}
-                            return .windowClosed
-                        }
-                    }
+                    if !heardAny && pending > 0 && patience == nil { closeWindow(after: window) }
                     heardAny = true
                 case .failed(let error):
                     pending -= 1
