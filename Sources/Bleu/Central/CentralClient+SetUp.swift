@@ -36,7 +36,7 @@ extension CentralClient {
                 let channel = ClientChannel(actorID: id, peripheral: peripheral, call: call, manager: manager, ready: ready,
                                             configuration: configuration)
                 channels[id] = channel
-                channel.start(try await manager.subscribe(to: reply))
+                try await channel.start { try await manager.subscribe(to: reply, receive: $0) }
             }
         } catch {
             // Channels made here do not outlive the failed set-up.

@@ -23,7 +23,7 @@ final class ClientChannel: StreamReceiver {
     /// Calls in flight to the peripheral; more wait here rather than be refused there.
     private let inFlight: AsyncSemaphore
     private let state: Locked<State>
-    private let receiver = Locked<Task<Void, Never>?>(nil)
+    private let subscription = Locked<ValueSubscription?>(nil)
     private let clock: ElapsedClock
     /// The calls' timeouts, watched by one task rather than a timer task per call.
     private let deadlines: Deadlines
@@ -101,20 +101,21 @@ final class ClientChannel: StreamReceiver {
         }
     }
 
-    /// Starts taking replies from the reply characteristic's value stream.
-    func start(_ replies: AsyncThrowingStream<Data, any Error>) {
-        let task = Task { [weak self] in
-            do {
-                for try await value in replies {
-                    guard let self else { return }
-                    self.received(value)
-                }
-                self?.close(BleuError.disconnected(self?.peripheral ?? UUID(), .localHostTerminated))
-            } catch {
-                self?.close(error)
+    /// Takes replies from the reply characteristic: subscribes with `subscribe`, which hands
+    /// this channel's receiver to the radio (each value is taken as the radio delivers it, with
+    /// no task of the channel's own in between).
+    func start(_ subscribe: (@escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription) async throws {
+        let subscription = try await subscribe { [weak self] delivery in
+            guard let self else { return }
+            switch delivery {
+            case .value(let value): self.received(value)
+            case .end(nil): self.close(BleuError.disconnected(self.peripheral, .localHostTerminated))
+            case .end(let error?): self.close(error)
             }
         }
-        receiver.withLock { $0 = task }
+        self.subscription.withLock { $0 = subscription }
+        // Closed meanwhile: `close` found no subscription to cancel.
+        if isClosed { subscription.cancel() }
     }
 
     var isClosed: Bool { state.withLock { $0.closed != nil } }
@@ -367,7 +368,7 @@ final class ClientChannel: StreamReceiver {
         }
         for inbox in streams { inbox.finish(.failure(error)) }
         deadlines.close()
-        receiver.withLock { $0 }?.cancel()
+        subscription.withLock { $0 }?.cancel()
         // What is queued still goes through the lane, and is counted lost if it cannot go out.
         let lane = controlLane.withLock { lane in
             defer { lane = .closed }

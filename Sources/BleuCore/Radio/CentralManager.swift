@@ -129,6 +129,19 @@ public protocol CentralManager: AnyObject, Sendable {
     /// Throws ``BleuError/notSupported(_:)`` when the characteristic neither notifies nor indicates.
     func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error>
 
+    /// Enables notifications as ``subscribe(to:)`` does, and hands the values to `receive` as
+    /// they arrive, in order, then the subscription's end (`nil` on ``unsubscribe(from:)``, else
+    /// the error that ended it, such as ``BleuError/disconnected(_:_:)``) once, unless
+    /// ``ValueSubscription/cancel()`` came first.
+    ///
+    /// A receiver that only hands a value on (resumes a waiting task, fills a bounded buffer)
+    /// saves a task switch per value against iterating a stream: a backend may call `receive`
+    /// on its own thread, as it takes the value from the radio. So `receive` must return
+    /// quickly, must not block, and must not call into this manager synchronously. The default
+    /// implementation drains ``subscribe(to:)`` in a task of its own.
+    func subscribe(to characteristic: RemoteCharacteristic,
+                   receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription
+
     /// Disables notifications and indications and ends the characteristic's value streams.
     func unsubscribe(from characteristic: RemoteCharacteristic) async throws
 
@@ -181,6 +194,12 @@ public protocol CentralManager: AnyObject, Sendable {
 }
 
 extension CentralManager {
+    /// Drains ``subscribe(to:)`` in a task of its own.
+    public func subscribe(to characteristic: RemoteCharacteristic,
+                          receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+        ValueSubscription(draining: try await subscribe(to: characteristic), into: receive)
+    }
+
     /// Scans with the default options: every advertiser, each reported once.
     public func scan() async throws -> AsyncThrowingStream<Advertisement, any Error> {
         try await scan(ScanOptions())

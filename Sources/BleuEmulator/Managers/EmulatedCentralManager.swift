@@ -207,6 +207,55 @@ public final class EmulatedCentralManager: CentralManager {
         return try await bus.awaiting { subscribe(to: characteristic, id: $0, completion: $1) }
     }
 
+    /// Delivers each value from the engine as it takes the notification off the air (or from
+    /// the hub's connection, on a hub): no task between the radio and `receive`.
+    public func subscribe(to characteristic: RemoteCharacteristic,
+                          receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+        let cancelled = Locked(false)
+        let deliver: @Sendable (StreamDelivery<Data>) -> Void = { delivery in
+            guard !cancelled.withLock({ $0 }) else { return }
+            switch delivery {
+            case .element(let value): receive(.value(value))
+            case .end(let error): receive(.end(error))
+            }
+        }
+        if let remote {
+            let client = remote.client
+            let stream = client.newNumber()
+            client.setSink(stream) { delivery in
+                switch delivery {
+                case .element(.data(let value), _): deliver(.element(value))
+                case .element: break
+                case .end(let error): deliver(.end(error))
+                }
+            }
+            do {
+                _ = try await call(remote, .subscribe(characteristic, stream: stream, push: true))
+            } catch {
+                client.setSink(stream, nil)
+                throw error
+            }
+            return ValueSubscription {
+                cancelled.withLock { $0 = true }
+                client.setSink(stream, nil)
+                client.post(.release(stream: stream))
+            }
+        }
+        let stream: StreamID = try await bus.awaiting { id, completion in
+            beginSubscription(to: characteristic, sink: { delivery in
+                switch delivery {
+                case .element(.data(let value)): deliver(.element(value))
+                case .element(.advertisement): break
+                case .end(let error): deliver(.end(error))
+                }
+            }, id: id, completion: completion)
+        }
+        return ValueSubscription { [weak bus] in
+            cancelled.withLock { $0 = true }
+            bus?.whenUnlocked { $0.removeStream(stream) }
+        }
+    }
+
     public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
         try await bus.awaiting { unsubscribe(from: characteristic, id: $0, completion: $1) }
     }
