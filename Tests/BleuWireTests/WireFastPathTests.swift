@@ -80,6 +80,72 @@ struct WireFastPathTests {
             #expect(try decoder.decode(Double.self, from: bytes).bitPattern == value.bitPattern, "\(value)")
         }
     }
+
+    @Test("a compact message of several fragments starts with the room of the peer's last one")
+    func compactReservation() throws {
+        var rng = SeededRandomNumberGenerator(seed: 0x2E5E_2026)
+        var fragmenter = Fragmenter()
+        var reassembler = TestReassembler(format: .compact)
+        let first = randomBytes(1000, &rng)
+        #expect(try reassembler.deliver(try fragmenter.fragments(of: first, maximumFragmentLength: 100), from: 0, now: .zero) == [first])
+        let second = randomBytes(1000, &rng)
+        let fragments = try fragmenter.fragments(of: second, maximumFragmentLength: 100)
+        #expect(try reassembler.receive(fragments[0], from: 0, now: .zero) == .incomplete)
+        // The message and its CRC, in one allocation from the start.
+        #expect(reassembler.allocatedBytes(for: 0) >= 1004)
+        #expect(try reassembler.deliver(fragments.dropFirst(), from: 0, now: .zero) == [second])
+        // A single-fragment message leaves the hint alone; a peer with no message before gets none.
+        #expect(try reassembler.deliver(try fragmenter.fragments(of: [7], maximumFragmentLength: 100), from: 0, now: .zero) == [[7]])
+        let third = try fragmenter.fragments(of: second, maximumFragmentLength: 100)
+        #expect(try reassembler.receive(third[0], from: 0, now: .zero) == .incomplete)
+        #expect(reassembler.allocatedBytes(for: 0) >= 1004)
+        #expect(try reassembler.receive(third[0], from: 1, now: .zero) == .incomplete)
+        #expect(reassembler.allocatedBytes(for: 1) < 1004)
+    }
+
+    @Test("reservations stay within the peer's buffer budget, however the sender sizes its messages")
+    func compactReservationBound() throws {
+        let budget = 4000
+        let limits = ReassemblyLimits(maximumMessageSize: 3900, maximumBufferedBytes: budget)
+        var rng = SeededRandomNumberGenerator(seed: 0xB0_0D6E7)
+        var fragmenter = Fragmenter()
+        var reassembler = TestReassembler(format: .compact, limits: limits)
+        // One large message sets the hint; then eight begin at once, one fragment each.
+        let large = randomBytes(3900, &rng)
+        #expect(try reassembler.deliver(try fragmenter.fragments(of: large, maximumFragmentLength: 100), from: 0, now: .zero) == [large])
+        var begun: [OutgoingMessage] = []
+        for _ in 0..<8 {
+            let outgoing = try fragmenter.begin(randomBytes(3000, &rng), maximumFragmentLength: 100)
+            #expect(try reassembler.receive(outgoing.slices.first!, from: 0, now: .zero) == .incomplete)
+            begun.append(outgoing)
+        }
+        // Without the bound each would reserve 3,904 bytes (31 KiB in all).
+        #expect(reassembler.allocatedBytes(for: 0) <= budget + 8 * 128, "\(reassembler.allocatedBytes(for: 0))")
+        for outgoing in begun { fragmenter.finish(outgoing) }
+
+        // Random sizes and interleavings: the heap stays within three budgets (twice for arrays
+        // that grow by doubling, once more for what reservations took ahead of the bytes).
+        print("compactReservationBound seed \(rng.seed)")
+        var hostile = TestReassembler(format: .compact, limits: limits)
+        var sender = Fragmenter()
+        var pending: [[[UInt8]]] = []
+        for _ in 0..<3000 {
+            if pending.count < 8, Bool.random(using: &rng) {
+                let size = Int.random(in: 1...3900, using: &rng)
+                let length = Int.random(in: 25...300, using: &rng)
+                let outgoing = try sender.begin(randomBytes(size, &rng), maximumFragmentLength: length)
+                pending.append(outgoing.slices.map { Array($0) })
+                sender.finish(outgoing)
+            }
+            guard !pending.isEmpty else { continue }
+            let index = Int.random(in: 0..<pending.count, using: &rng)
+            let fragment = pending[index].removeFirst()
+            if pending[index].isEmpty { pending.remove(at: index) }
+            _ = try? hostile.receive(fragment, from: 0, now: .zero)
+            #expect(hostile.bufferedBytes(for: 0) <= budget)
+            #expect(hostile.allocatedBytes(for: 0) <= 3 * budget + 8 * 64, "seed \(rng.seed)")
+        }
+    }
 }
 
 /// zlib's CRC-32 of `bytes`, the independent reference.

@@ -27,6 +27,10 @@ struct CompactPeer: Sendable {
     struct Holdings: Sendable {
         var bufferedBytes = 0
         var messagesInFlight = 0
+        /// The byte count (CRC included) of the peer's last delivered message of more than one
+        /// fragment: a sender's messages tend to repeat their size, so the next one starts with
+        /// that much room rather than growing fragment by fragment.
+        var lastSize = 0
     }
 
     private(set) var slots = [Slot](repeating: Slot(), count: CompactHeader.slotCount)
@@ -50,8 +54,24 @@ struct CompactPeer: Sendable {
         }
         let header = CompactHeader(fragment.load(as: UInt8.self))
         let payload = UnsafeRawBufferPointer(rebasing: fragment[CompactHeader.length...])
-        return try Self.receive(header, payload, now: now, limits: limits, statistics: &statistics,
-                                slot: &slots[Int(header.slot)], holdings: &holdings)
+        let index = Int(header.slot)
+        let outcome = try Self.receive(header, payload, now: now, limits: limits, statistics: &statistics,
+                                       slot: &slots[index], holdings: &holdings)
+        if header.isFirst, !header.isLast, case .incomplete = outcome { reserve(index, limits: limits) }
+        return outcome
+    }
+
+    /// Gives a message just begun on slot `index` the room of the peer's last one, as far as the
+    /// peer's buffer budget allows: what the reservations add leaves the capacity of every slot
+    /// together within ``ReassemblyLimits/maximumBufferedBytes``, however the sender sizes its
+    /// messages.
+    private mutating func reserve(_ index: Int, limits: ReassemblyLimits) {
+        let wanted = holdings.lastSize
+        guard wanted > slots[index].buffer.capacity else { return }
+        var elsewhere = 0
+        for other in slots.indices where other != index { elsewhere += slots[other].buffer.capacity }
+        let room = min(wanted, limits.maximumBufferedBytes - elsewhere)
+        if room > slots[index].buffer.capacity { slots[index].buffer.reserveCapacity(room) }
     }
 
     @inline(__always)
@@ -129,6 +149,7 @@ struct CompactPeer: Sendable {
     private static func complete(_ slot: inout Slot, _ holdings: inout Holdings, slot index: UInt8, finalSequence: UInt8,
                                  statistics: inout ReassemblyStatistics) throws(WireError) -> ReassemblyOutcome {
         var stream = slot.buffer
+        if stream.count > slot.lastLength { holdings.lastSize = stream.count }
         free(&slot, &holdings, then: .idle(lastFinal: finalSequence))
         guard stream.count >= 4 else {
             throw .malformedFragment(.missingChecksum(slot: index))

@@ -3,7 +3,9 @@
 /// of the furthest fragment received, so fragments held out of order are charged with the gaps
 /// before them — and exceeding any bound refuses the fragment and frees that message. The heap a
 /// peer's messages take is then at most about twice ``maximumBufferedBytes`` (arrays grow by
-/// doubling), plus a bit per bleu24 fragment and a small fixed cost per message in flight.
+/// doubling), plus a bit per bleu24 fragment and a small fixed cost per message in flight. A
+/// compact message of several fragments starts with the room of the peer's previous one, taken
+/// only from what the other slots leave of ``maximumBufferedBytes``: at most one budget more.
 public struct ReassemblyLimits: Sendable, Hashable {
     /// The largest message accepted, in bytes.
     public var maximumMessageSize: Int
