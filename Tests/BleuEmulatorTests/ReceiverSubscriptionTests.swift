@@ -127,59 +127,20 @@ struct ReceiverSubscriptionTests {
         withExtendedLifetime(hub) {}
     }
 
-    /// A central that forwards to another but does not implement `subscribe(to:receive:)`, so
-    /// the protocol's default serves it.
-    final class StreamOnlyCentral: CentralManager {
-        let base: EmulatedCentralManager
-        init(_ base: EmulatedCentralManager) { self.base = base }
-        var restoreIdentifier: String? { base.restoreIdentifier }
-        var state: ManagerState { get async { await base.state } }
-        func events() -> AsyncStream<CentralEvent> { base.events() }
-        func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> { try await base.scan(options) }
-        func stopScan() async { await base.stopScan() }
-        func connect(_ peripheral: UUID, timeout: Duration?) async throws { try await base.connect(peripheral, timeout: timeout) }
-        func cancelConnection(_ peripheral: UUID) async { await base.cancelConnection(peripheral) }
-        func isConnected(_ peripheral: UUID) async -> Bool { await base.isConnected(peripheral) }
-        func retrievePeripherals(withIdentifiers identifiers: [UUID]) async -> [KnownPeripheral] {
-            await base.retrievePeripherals(withIdentifiers: identifiers)
-        }
-        func retrieveConnectedPeripherals(withServices services: [BluetoothUUID]) async -> [KnownPeripheral] {
-            await base.retrieveConnectedPeripherals(withServices: services)
-        }
-        func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
-            try await base.discoverServices(uuids, on: peripheral)
-        }
-        func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
-            try await base.discoverIncludedServices(uuids, for: service)
-        }
-        func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
-            try await base.discoverCharacteristics(uuids, for: service)
-        }
-        func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
-            try await base.discoverDescriptors(for: characteristic)
-        }
-        func read(_ characteristic: RemoteCharacteristic) async throws -> Data { try await base.read(characteristic) }
-        func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
-            try await base.write(value, to: characteristic, type: type)
-        }
-        func canSendWriteWithoutResponse(to peripheral: UUID) async -> Bool { await base.canSendWriteWithoutResponse(to: peripheral) }
-        func read(_ descriptor: RemoteDescriptor) async throws -> Data { try await base.read(descriptor) }
-        func write(_ value: Data, to descriptor: RemoteDescriptor) async throws { try await base.write(value, to: descriptor) }
-        func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
-            try await base.subscribe(to: characteristic)
-        }
-        func unsubscribe(from characteristic: RemoteCharacteristic) async throws { try await base.unsubscribe(from: characteristic) }
-        func attMTU(for peripheral: UUID) async throws -> Int { try await base.attMTU(for: peripheral) }
-        func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
-            try await base.maximumWriteValueLength(for: peripheral, type: type)
-        }
-        func readRSSI(of peripheral: UUID) async throws -> Int { try await base.readRSSI(of: peripheral) }
-        func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel {
-            try await base.openL2CAPChannel(psm: psm, on: peripheral)
+    /// A central whose receivers are served as the protocol's default serves them (by
+    /// `ValueSubscription(draining:into:)`, a task draining `subscribe(to:)`), everything else
+    /// passed to the emulator.
+    final class StreamOnlyCentral: ForwardingCentralManager {
+        let base: any CentralManager
+        init(_ base: any CentralManager) { self.base = base }
+
+        func subscribe(to characteristic: RemoteCharacteristic,
+                       receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+            ValueSubscription(draining: try await base.subscribe(to: characteristic), into: receive)
         }
     }
 
-    @Test("the protocol's default drains the stream: values in order, the end, and nothing after a cancel")
+    @Test("a receiver served as the protocol's default serves it (a task draining the stream): values in order, the end, nothing after a cancel")
     func protocolDefault() async throws {
         let fixture = try await Fixture.make()
         let central = StreamOnlyCentral(fixture.central)

@@ -6,55 +6,11 @@ import Testing
 
 /// An emulated central whose unsubscriptions the peripheral refuses (an ATT error), everything
 /// else passed through.
-final class UnsubscribeRefusingCentral: CentralManager {
+final class UnsubscribeRefusingCentral: ForwardingCentralManager {
     let base: any CentralManager
     init(_ base: any CentralManager) { self.base = base }
 
-    var restoreIdentifier: String? { base.restoreIdentifier }
-    var state: ManagerState { get async { await base.state } }
-    func events() -> AsyncStream<CentralEvent> { base.events() }
-    func scan(_ options: ScanOptions) async throws -> AsyncThrowingStream<Advertisement, any Error> { try await base.scan(options) }
-    func stopScan() async { await base.stopScan() }
-    func connect(_ peripheral: UUID, timeout: Duration?) async throws { try await base.connect(peripheral, timeout: timeout) }
-    func cancelConnection(_ peripheral: UUID) async { await base.cancelConnection(peripheral) }
-    func isConnected(_ peripheral: UUID) async -> Bool { await base.isConnected(peripheral) }
-    func retrievePeripherals(withIdentifiers identifiers: [UUID]) async -> [KnownPeripheral] {
-        await base.retrievePeripherals(withIdentifiers: identifiers)
-    }
-    func retrieveConnectedPeripherals(withServices services: [BluetoothUUID]) async -> [KnownPeripheral] {
-        await base.retrieveConnectedPeripherals(withServices: services)
-    }
-    func discoverServices(_ uuids: [BluetoothUUID]?, on peripheral: UUID) async throws -> [RemoteService] {
-        try await base.discoverServices(uuids, on: peripheral)
-    }
-    func discoverIncludedServices(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteService] {
-        try await base.discoverIncludedServices(uuids, for: service)
-    }
-    func discoverCharacteristics(_ uuids: [BluetoothUUID]?, for service: RemoteService) async throws -> [RemoteCharacteristic] {
-        try await base.discoverCharacteristics(uuids, for: service)
-    }
-    func discoverDescriptors(for characteristic: RemoteCharacteristic) async throws -> [RemoteDescriptor] {
-        try await base.discoverDescriptors(for: characteristic)
-    }
-    func read(_ characteristic: RemoteCharacteristic) async throws -> Data { try await base.read(characteristic) }
-    func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
-        try await base.write(value, to: characteristic, type: type)
-    }
-    func canSendWriteWithoutResponse(to peripheral: UUID) async -> Bool { await base.canSendWriteWithoutResponse(to: peripheral) }
-    func read(_ descriptor: RemoteDescriptor) async throws -> Data { try await base.read(descriptor) }
-    func write(_ value: Data, to descriptor: RemoteDescriptor) async throws { try await base.write(value, to: descriptor) }
-    func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
-        try await base.subscribe(to: characteristic)
-    }
     func unsubscribe(from characteristic: RemoteCharacteristic) async throws { throw BleuError.att(.unlikelyError) }
-    func attMTU(for peripheral: UUID) async throws -> Int { try await base.attMTU(for: peripheral) }
-    func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
-        try await base.maximumWriteValueLength(for: peripheral, type: type)
-    }
-    func readRSSI(of peripheral: UUID) async throws -> Int { try await base.readRSSI(of: peripheral) }
-    func openL2CAPChannel(psm: UInt16, on peripheral: UUID) async throws -> any L2CAPChannel {
-        try await base.openL2CAPChannel(psm: psm, on: peripheral)
-    }
 }
 
 @Suite("Typed client: unsubscriptions that fail", .timeLimit(.minutes(1)))
