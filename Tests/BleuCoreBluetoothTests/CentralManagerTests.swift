@@ -262,6 +262,42 @@ struct CentralManagerTests {
         })
     }
 
+    @Test("a receiver is handed the values from the delegate's callback; cancel stops it; unsubscribe and link loss end it")
+    func receivers() async throws {
+        let rig = try await CentralRig()
+        let connection = try await rig.connect()
+        let stream = connection[SampleUUID.stream]
+        let published = try #require(rig.service.characteristic(SampleUUID.stream))
+        let (deliveries, sink) = AsyncStream.makeStream(of: ValueDelivery.self)
+        _ = try await rig.central.subscribe(to: stream, receive: { sink.yield($0) })
+        let (afterCancel, cancelledSink) = AsyncStream.makeStream(of: ValueDelivery.self)
+        try await rig.central.subscribe(to: stream, receive: { cancelledSink.yield($0) }).cancel()
+        for value in 1...5 {
+            #expect(await rig.peripheral.updateValue(Data([UInt8(value)]), for: published))
+        }
+        var received = deliveries.makeAsyncIterator()
+        for value in 1...5 {
+            guard case .value(let data)? = await received.next() else { Issue.record("value \(value) missing"); return }
+            #expect(data == Data([UInt8(value)]))
+        }
+        try await rig.central.unsubscribe(from: stream)
+        guard case .end(nil)? = await received.next() else { Issue.record("no end after unsubscribing"); return }
+        // The cancelled receiver got nothing, not even the end.
+        cancelledSink.finish()
+        var cancelled = afterCancel.makeAsyncIterator()
+        #expect(await cancelled.next() == nil)
+
+        let (lossDeliveries, lossSink) = AsyncStream.makeStream(of: ValueDelivery.self)
+        _ = try await rig.central.subscribe(to: stream, receive: { lossSink.yield($0) })
+        rig.bus.loseLink(between: rig.central.emulatorManager, and: connection.id)
+        var loss = lossDeliveries.makeAsyncIterator()
+        guard case .end(let error as BleuError)? = await loss.next() else { Issue.record("no end on link loss"); return }
+        #expect(error == .disconnected(connection.id, .supervisionTimeout))
+        #expect(isBleuError(await thrownError { _ = try await rig.central.subscribe(to: connection[SampleUUID.fixed], receive: { _ in }) }) {
+            if case .notConnected = $0 { true } else { false }
+        })
+    }
+
     @Test("link loss ends a subscription with BleuError.disconnected and fails what waits")
     func subscriptionEndsOnLinkLoss() async throws {
         let rig = try await CentralRig(silent: [SampleUUID.readOnly])

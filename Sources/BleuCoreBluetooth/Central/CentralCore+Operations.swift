@@ -100,23 +100,52 @@ extension CentralCore {
     func subscribe(to characteristic: RemoteCharacteristic, _ waiter: Waiter<AsyncThrowingStream<Data, any Error>>) {
         guard let entry = connected(characteristic.peripheral).ready(waiter),
               let object = entry.characteristic(characteristic, waiter) else { return }
+        enable(.stream(waiter), characteristic, object, entry)
+    }
+
+    func subscribe(to characteristic: RemoteCharacteristic, receive: @escaping @Sendable (ValueDelivery) -> Void,
+                   _ waiter: Waiter<ValueSubscription>) {
+        guard let entry = connected(characteristic.peripheral).ready(waiter),
+              let object = entry.characteristic(characteristic, waiter) else { return }
+        enable(.receiver(waiter, receive), characteristic, object, entry)
+    }
+
+    /// Turns notifications on for a subscribe call, or joins it to those already on (or being
+    /// turned on).
+    private func enable(_ enabling: PeripheralEntry.Enabling, _ characteristic: RemoteCharacteristic, _ object: CBCharacteristic,
+                        _ entry: PeripheralEntry) {
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-            return waiter.fail(.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe)))
+            return fail(enabling, .notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe)))
         }
         let handle = characteristic.valueHandle
         var changes = entry.notifyChanges[handle] ?? []
         if changes.isEmpty, entry.subscriptions[handle]?.enabled == true {
-            // Already on: another stream of the same values.
-            return waiter.succeed(makeValueStream(entry, valueHandle: handle))
+            // Already on: another subscriber of the same values.
+            return complete(enabling, entry, valueHandle: handle)
         }
-        if case .enable(let waiters)? = changes.last {
+        if case .enable(let enablings)? = changes.last {
             // An enable is under way: its confirmation answers this call too.
-            changes[changes.count - 1] = .enable(waiters + [waiter])
+            changes[changes.count - 1] = .enable(enablings + [enabling])
             entry.notifyChanges[handle] = changes
             return
         }
-        entry.notifyChanges[handle, default: []].append(.enable([waiter]))
+        entry.notifyChanges[handle, default: []].append(.enable([enabling]))
         entry.peripheral.setNotifyValue(true, for: object)
+    }
+
+    /// Notifications are on: the call gets its stream, or its receiver is filed.
+    private func complete(_ enabling: PeripheralEntry.Enabling, _ entry: PeripheralEntry, valueHandle: UInt16) {
+        switch enabling {
+        case .stream(let waiter): waiter.succeed(makeValueStream(entry, valueHandle: valueHandle))
+        case .receiver(let waiter, let receive): waiter.succeed(makeReceiver(entry, valueHandle: valueHandle, receive))
+        }
+    }
+
+    private func fail(_ enabling: PeripheralEntry.Enabling, _ error: BleuError) {
+        switch enabling {
+        case .stream(let waiter): waiter.fail(error)
+        case .receiver(let waiter, _): waiter.fail(error)
+        }
     }
 
     func unsubscribe(from characteristic: RemoteCharacteristic, _ waiter: Waiter<Void>) {
@@ -234,22 +263,27 @@ extension CentralCore: CBPeripheralDelegate {
         guard let handle = entry.valueHandle(of: characteristic),
               let change = entry.notifyChanges[handle]?.popFirst() else { return }
         switch change {
-        case .enable(let waiters):
+        case .enable(let enablings):
             if let error {
-                for waiter in waiters { fail(waiter, with: error, from: entry, during: .subscribe) }
+                for enabling in enablings {
+                    switch enabling {
+                    case .stream(let waiter): fail(waiter, with: error, from: entry, during: .subscribe)
+                    case .receiver(let waiter, _): fail(waiter, with: error, from: entry, during: .subscribe)
+                    }
+                }
                 return
             }
             if entry.subscriptions[handle] == nil, let remote = entry.characteristics[handle]?.remote {
                 entry.subscriptions[handle] = PeripheralEntry.Subscription(characteristic: remote)
             }
             entry.subscriptions[handle]?.enabled = true
-            for waiter in waiters where waiter.isWaiting {
-                waiter.succeed(makeValueStream(entry, valueHandle: handle))
+            for enabling in enablings where enabling.isWaiting {
+                complete(enabling, entry, valueHandle: handle)
             }
         case .disable(let waiter):
             if let error { return fail(waiter, with: error, from: entry, during: .unsubscribe) }
-            for continuation in entry.subscriptions.removeValue(forKey: handle)?.streams.values.map({ $0 }) ?? [] {
-                continuation.finish()
+            for subscriber in entry.subscriptions.removeValue(forKey: handle)?.subscribers.values.map({ $0 }) ?? [] {
+                subscriber.end(nil)
             }
             waiter.succeed()
         }
@@ -273,8 +307,8 @@ extension CentralCore: CBPeripheralDelegate {
             for valueHandle in entry.forget(serviceHandle: handle) {
                 // The characteristic is gone: its streams end, and subscribing again needs a
                 // new discovery.
-                for continuation in entry.subscriptions.removeValue(forKey: valueHandle)?.streams.values.map({ $0 }) ?? [] {
-                    continuation.finish(throwing: BleuError.invalidState(.servicesChanged(entry.id)))
+                for subscriber in entry.subscriptions.removeValue(forKey: valueHandle)?.subscribers.values.map({ $0 }) ?? [] {
+                    subscriber.end(BleuError.invalidState(.servicesChanged(entry.id)))
                 }
             }
         }

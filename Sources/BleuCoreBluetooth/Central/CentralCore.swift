@@ -246,7 +246,13 @@ final class CentralCore: NSObject, @unchecked Sendable {
         entry.descriptorWrites.removeAll()
         for change in entry.notifyChanges.values.joined() {
             switch change {
-            case .enable(let waiters): for waiter in waiters { waiter.fail(error) }
+            case .enable(let enablings):
+                for enabling in enablings {
+                    switch enabling {
+                    case .stream(let waiter): waiter.fail(error)
+                    case .receiver(let waiter, _): waiter.fail(error)
+                    }
+                }
             case .disable(let waiter): waiter.fail(error)
             }
         }
@@ -259,7 +265,7 @@ final class CentralCore: NSObject, @unchecked Sendable {
 
     func endSubscriptions(of entry: PeripheralEntry, error: BleuError) {
         for subscription in entry.subscriptions.values {
-            for continuation in subscription.streams.values { continuation.finish(throwing: error) }
+            for subscriber in subscription.subscribers.values { subscriber.end(error) }
         }
         entry.subscriptions.removeAll()
     }
@@ -273,30 +279,57 @@ final class CentralCore: NSObject, @unchecked Sendable {
 
     /// A new stream of the characteristic's values, filed with its subscription.
     func makeValueStream(_ entry: PeripheralEntry, valueHandle: UInt16) -> AsyncThrowingStream<Data, any Error> {
-        nextStream += 1
-        let id = nextStream
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: Data.self, bufferingPolicy: .bufferingOldest(CoreBluetoothCentralManager.valueBufferLimit))
+        let id = file(PeripheralEntry.Subscriber(deliver: { value in
+            if case .dropped = continuation.yield(value) { return false }
+            return true
+        }, end: { error in
+            continuation.finish(throwing: error)
+        }), with: entry, valueHandle: valueHandle)
         let peripheral = entry.id
         continuation.onTermination = { [weak self] _ in
             guard let core = self else { return }
-            core.queue.async { _ = core.peripherals[peripheral]?.subscriptions[valueHandle]?.streams.removeValue(forKey: id) }
+            core.queue.async { _ = core.peripherals[peripheral]?.subscriptions[valueHandle]?.subscribers.removeValue(forKey: id) }
         }
-        entry.subscriptions[valueHandle]?.streams[id] = continuation
         return stream
     }
 
-    /// A notified value: every stream of the subscription gets it; a stream whose consumer
+    /// Files `receive` with the characteristic's subscription: it is handed each value on this
+    /// queue, as CoreBluetooth reports it. Cancelling the subscription stops the deliveries at
+    /// once (one under way on the queue may still come) and removes the receiver.
+    func makeReceiver(_ entry: PeripheralEntry, valueHandle: UInt16,
+                      _ receive: @escaping @Sendable (ValueDelivery) -> Void) -> ValueSubscription {
+        let cancelled = Locked(false)
+        let id = file(PeripheralEntry.Subscriber(deliver: { value in
+            if !cancelled.withLock({ $0 }) { receive(.value(value)) }
+            return true
+        }, end: { error in
+            if !cancelled.withLock({ $0 }) { receive(.end(error)) }
+        }), with: entry, valueHandle: valueHandle)
+        let peripheral = entry.id
+        return ValueSubscription { [weak self] in
+            cancelled.withLock { $0 = true }
+            guard let core = self else { return }
+            core.queue.async { _ = core.peripherals[peripheral]?.subscriptions[valueHandle]?.subscribers.removeValue(forKey: id) }
+        }
+    }
+
+    private func file(_ subscriber: PeripheralEntry.Subscriber, with entry: PeripheralEntry, valueHandle: UInt16) -> Int {
+        nextStream += 1
+        entry.subscriptions[valueHandle]?.subscribers[nextStream] = subscriber
+        return nextStream
+    }
+
+    /// A notified value: every subscriber of the subscription gets it; a stream whose consumer
     /// fell ``CoreBluetoothCentralManager/valueBufferLimit`` values behind ends with
     /// ``/BleuCore/BleuError/bufferOverflow(_:)``.
     func deliver(_ value: Data, to entry: PeripheralEntry, valueHandle: UInt16) {
         guard let subscription = entry.subscriptions[valueHandle] else { return }
-        for (id, continuation) in subscription.streams {
-            if case .dropped = continuation.yield(value) {
-                entry.subscriptions[valueHandle]?.streams[id] = nil
-                continuation.finish(throwing: BleuError.bufferOverflow(
-                    .values(of: subscription.characteristic.uuid, limit: CoreBluetoothCentralManager.valueBufferLimit)))
-            }
+        for (id, subscriber) in subscription.subscribers where !subscriber.deliver(value) {
+            entry.subscriptions[valueHandle]?.subscribers[id] = nil
+            subscriber.end(BleuError.bufferOverflow(
+                .values(of: subscription.characteristic.uuid, limit: CoreBluetoothCentralManager.valueBufferLimit)))
         }
     }
 

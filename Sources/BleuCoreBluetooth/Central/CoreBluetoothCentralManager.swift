@@ -261,6 +261,16 @@ public final class CoreBluetoothCentralManager: CentralManager {
         return try await queue.wait { core.subscribe(to: characteristic, $0) }
     }
 
+    /// Turns notifications on as ``subscribe(to:)`` does, and hands each value to `receive` on
+    /// the manager's queue, from `peripheral(_:didUpdateValueFor:error:)` itself: no task
+    /// between CoreBluetooth and the receiver, and no buffer (the receiver takes each value as it
+    /// comes).
+    public func subscribe(to characteristic: RemoteCharacteristic,
+                          receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+        let core = core
+        return try await queue.wait { core.subscribe(to: characteristic, receive: receive, $0) }
+    }
+
     /// Turns notifications off with CoreBluetooth's `setNotifyValue(false, for:)`; once it
     /// confirmed, the characteristic's value streams end. Does nothing when not subscribed.
     public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {

@@ -33,14 +33,35 @@ final class PeripheralEntry {
     /// A change of a characteristic's notifications asked of CoreBluetooth, waiting for
     /// `didUpdateNotificationStateFor`.
     enum NotifyChange {
-        case enable([Waiter<AsyncThrowingStream<Data, any Error>>])
+        case enable([Enabling])
         case disable(Waiter<Void>)
     }
 
-    /// A characteristic's notifications: the streams of its subscribers.
+    /// A subscribe call waiting for notifications to be on: once CoreBluetooth confirms, it gets
+    /// a stream of the values, or its receiver is filed.
+    enum Enabling {
+        case stream(Waiter<AsyncThrowingStream<Data, any Error>>)
+        case receiver(Waiter<ValueSubscription>, @Sendable (ValueDelivery) -> Void)
+
+        var isWaiting: Bool {
+            switch self {
+            case .stream(let waiter): waiter.isWaiting
+            case .receiver(let waiter, _): waiter.isWaiting
+            }
+        }
+    }
+
+    /// One subscriber of a characteristic's notifications: a stream or a receiver. `deliver`
+    /// returns `false` when it can take no more (a stream's consumer fell behind).
+    struct Subscriber {
+        var deliver: (Data) -> Bool
+        var end: ((any Error)?) -> Void
+    }
+
+    /// A characteristic's notifications: its subscribers, by number.
     struct Subscription {
         var characteristic: RemoteCharacteristic
-        var streams: [Int: AsyncThrowingStream<Data, any Error>.Continuation] = [:]
+        var subscribers: [Int: Subscriber] = [:]
         /// CoreBluetooth confirmed that notifications are on.
         var enabled = false
     }
