@@ -98,25 +98,44 @@ struct ReceivePathTests {
     func notificationsAndStreamEnd() async throws {
         let harness = try await RadioHarness.start()
         let id = try await harness.connect()
-        let controller = harness.controller
-        let peer = Self.peerWithOneCCCD(controller)
+        let peer = Self.peerWithOneCCCD(harness.controller)
         defer { peer.cancel() }
-        let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
-                                                  properties: [.read, .notify], handle: 0x1F, valueHandle: 0x20,
-                                                  endHandle: 0x21)
         let radio = harness.radio
         do {
-            let stream = try await harness.central.subscribe(to: characteristic)
+            let stream = try await harness.central.subscribe(to: Self.notifying(id))
             var values = stream.makeAsyncIterator()
-            try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
-                channelID: L2CAPBFrame.attCID,
-                payload: ATTPDU.handleValueNotification(handle: 0x20, value: [7, 8]).encoded).encoded))
+            try await Self.notify([7, 8], from: harness.controller)
             #expect(try await values.next() == Data([7, 8]))
-            #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.streams.count == 1)
+            #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.subscribers.count == 1)
         }
         // The dropped stream's termination reaches the radio on its chore lane.
-        await eventually { await radio.client.subscription(0x20, on: ConnectionHandle(1))?.streams.isEmpty == true }
-        #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.streams.isEmpty == true)
+        await eventually { await radio.client.subscription(0x20, on: ConnectionHandle(1))?.subscribers.isEmpty == true }
+        #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.subscribers.isEmpty == true)
+    }
+
+    @Test("a notification reaches a receiver from the radio's own task; a cancelled receiver is silenced and forgotten")
+    func notificationsToReceiver() async throws {
+        let harness = try await RadioHarness.start()
+        let id = try await harness.connect()
+        let peer = Self.peerWithOneCCCD(harness.controller)
+        defer { peer.cancel() }
+        let radio = harness.radio
+        let (deliveries, sink) = AsyncStream.makeStream(of: ValueDelivery.self)
+        let subscription = try await harness.central.subscribe(to: Self.notifying(id), receive: { sink.yield($0) })
+        try await Self.notify([7, 8], from: harness.controller)
+        var received = deliveries.makeAsyncIterator()
+        guard case .value(let value)? = await received.next() else { Issue.record("no value"); return }
+        #expect(value == Data([7, 8]))
+        #expect(await radio.client.subscription(0x20, on: ConnectionHandle(1))?.subscribers.count == 1)
+        subscription.cancel()
+        await eventually { await radio.client.subscription(0x20, on: ConnectionHandle(1))?.subscribers.isEmpty == true }
+        // A stream subscribed after it still gets values; the receiver gets nothing more.
+        let stream = try await harness.central.subscribe(to: Self.notifying(id))
+        var values = stream.makeAsyncIterator()
+        try await Self.notify([10], from: harness.controller)
+        #expect(try await values.next() == Data([10]))
+        sink.finish()
+        #expect(await received.next() == nil)
     }
 
     @Test("a malformed notification is counted and dropped; the next one still reaches the subscriber")
@@ -126,9 +145,7 @@ struct ReceivePathTests {
         let controller = harness.controller
         let peer = Self.peerWithOneCCCD(controller)
         defer { peer.cancel() }
-        let characteristic = RemoteCharacteristic(peripheral: id, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
-                                                  properties: [.notify], handle: 0x1F, valueHandle: 0x20, endHandle: 0x21)
-        let stream = try await harness.central.subscribe(to: characteristic)
+        let stream = try await harness.central.subscribe(to: Self.notifying(id))
         var values = stream.makeAsyncIterator()
         for payload: [UInt8] in [[0x1B, 0x20], ATTPDU.handleValueNotification(handle: 0x20, value: [1]).encoded] {
             try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
@@ -139,6 +156,19 @@ struct ReceivePathTests {
     }
 
     /// A peer whose one CCCD is at 0x21, found by Find Information and accepting writes.
+    /// A notifying battery level at value handle 0x20, its CCCD at 0x21 (``peerWithOneCCCD(_:)``).
+    private static func notifying(_ peer: UUID) -> RemoteCharacteristic {
+        RemoteCharacteristic(peripheral: peer, service: BluetoothUUID(0x180F), uuid: BluetoothUUID(0x2A19),
+                             properties: [.read, .notify], handle: 0x1F, valueHandle: 0x20, endHandle: 0x21)
+    }
+
+    /// Sends a notification of value handle 0x20 on connection 1, as the peer's server would.
+    private static func notify(_ value: [UInt8], from controller: FakeController) async throws {
+        try await controller.send(ACLPacket(handle: 1, boundary: .firstFlushable, data: L2CAPBFrame(
+            channelID: L2CAPBFrame.attCID,
+            payload: ATTPDU.handleValueNotification(handle: 0x20, value: value).encoded).encoded))
+    }
+
     private static func peerWithOneCCCD(_ controller: FakeController) -> Task<Void, any Error> {
         Task {
             for await packet in controller.acl {

@@ -279,14 +279,8 @@ final class CentralCore: NSObject, @unchecked Sendable {
 
     /// A new stream of the characteristic's values, filed with its subscription.
     func makeValueStream(_ entry: PeripheralEntry, valueHandle: UInt16) -> AsyncThrowingStream<Data, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: Data.self, bufferingPolicy: .bufferingOldest(CoreBluetoothCentralManager.valueBufferLimit))
-        let id = file(PeripheralEntry.Subscriber(deliver: { value in
-            if case .dropped = continuation.yield(value) { return false }
-            return true
-        }, end: { error in
-            continuation.finish(throwing: error)
-        }), with: entry, valueHandle: valueHandle)
+        let (subscriber, stream, continuation) = ValueSubscriber.stream(limit: CoreBluetoothCentralManager.valueBufferLimit)
+        let id = file(subscriber, with: entry, valueHandle: valueHandle)
         let peripheral = entry.id
         continuation.onTermination = { [weak self] _ in
             guard let core = self else { return }
@@ -296,26 +290,21 @@ final class CentralCore: NSObject, @unchecked Sendable {
     }
 
     /// Files `receive` with the characteristic's subscription: it is handed each value on this
-    /// queue, as CoreBluetooth reports it. Cancelling the subscription stops the deliveries at
-    /// once (one under way on the queue may still come) and removes the receiver.
+    /// queue, as CoreBluetooth reports it. Cancelling the subscription silences it at once and
+    /// removes it.
     func makeReceiver(_ entry: PeripheralEntry, valueHandle: UInt16,
                       _ receive: @escaping @Sendable (ValueDelivery) -> Void) -> ValueSubscription {
-        let cancelled = Locked(false)
-        let id = file(PeripheralEntry.Subscriber(deliver: { value in
-            if !cancelled.withLock({ $0 }) { receive(.value(value)) }
-            return true
-        }, end: { error in
-            if !cancelled.withLock({ $0 }) { receive(.end(error)) }
-        }), with: entry, valueHandle: valueHandle)
+        let (subscriber, silence) = ValueSubscriber.receiver(receive)
+        let id = file(subscriber, with: entry, valueHandle: valueHandle)
         let peripheral = entry.id
         return ValueSubscription { [weak self] in
-            cancelled.withLock { $0 = true }
+            silence()
             guard let core = self else { return }
             core.queue.async { _ = core.peripherals[peripheral]?.subscriptions[valueHandle]?.subscribers.removeValue(forKey: id) }
         }
     }
 
-    private func file(_ subscriber: PeripheralEntry.Subscriber, with entry: PeripheralEntry, valueHandle: UInt16) -> Int {
+    private func file(_ subscriber: ValueSubscriber, with entry: PeripheralEntry, valueHandle: UInt16) -> Int {
         nextStream += 1
         entry.subscriptions[valueHandle]?.subscribers[nextStream] = subscriber
         return nextStream

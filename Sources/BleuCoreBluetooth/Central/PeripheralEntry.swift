@@ -51,17 +51,10 @@ final class PeripheralEntry {
         }
     }
 
-    /// One subscriber of a characteristic's notifications: a stream or a receiver. `deliver`
-    /// returns `false` when it can take no more (a stream's consumer fell behind).
-    struct Subscriber {
-        var deliver: (Data) -> Bool
-        var end: ((any Error)?) -> Void
-    }
-
     /// A characteristic's notifications: its subscribers, by number.
     struct Subscription {
         var characteristic: RemoteCharacteristic
-        var subscribers: [Int: Subscriber] = [:]
+        var subscribers: [Int: ValueSubscriber] = [:]
         /// CoreBluetooth confirmed that notifications are on.
         var enabled = false
     }

@@ -211,12 +211,11 @@ public final class EmulatedCentralManager: CentralManager {
     /// the hub's connection, on a hub): no task between the radio and `receive`.
     public func subscribe(to characteristic: RemoteCharacteristic,
                           receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
-        let cancelled = Locked(false)
+        let (subscriber, silence) = ValueSubscriber.receiver(receive)
         let deliver: @Sendable (StreamDelivery<Data>) -> Void = { delivery in
-            guard !cancelled.withLock({ $0 }) else { return }
             switch delivery {
-            case .element(let value): receive(.value(value))
-            case .end(let error): receive(.end(error))
+            case .element(let value): _ = subscriber.deliver(value)
+            case .end(let error): subscriber.end(error)
             }
         }
         if let remote {
@@ -236,7 +235,7 @@ public final class EmulatedCentralManager: CentralManager {
                 throw error
             }
             return ValueSubscription {
-                cancelled.withLock { $0 = true }
+                silence()
                 client.setSink(stream, nil)
                 client.post(.release(stream: stream))
             }
@@ -251,7 +250,7 @@ public final class EmulatedCentralManager: CentralManager {
             }, id: id, completion: completion)
         }
         return ValueSubscription { [weak bus] in
-            cancelled.withLock { $0 = true }
+            silence()
             bus?.whenUnlocked { $0.removeStream(stream) }
         }
     }

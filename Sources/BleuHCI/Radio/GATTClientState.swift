@@ -12,11 +12,12 @@ struct GATTClientState {
         fileprivate let rawValue: Int
     }
 
-    /// One characteristic the client subscribed to, with the streams reading it.
+    /// One characteristic the client subscribed to, with the streams and receivers taking its
+    /// values.
     struct Subscription {
         var characteristic: RemoteCharacteristic
         var cccdHandle: UInt16
-        var streams: [StreamID: AsyncThrowingStream<Data, any Error>.Continuation] = [:]
+        var subscribers: [StreamID: ValueSubscriber] = [:]
     }
 
     private struct Link {
@@ -50,7 +51,7 @@ struct GATTClientState {
     mutating func linkClosed(_ handle: ConnectionHandle, error: any Error) {
         guard let link = links.removeValue(forKey: handle) else { return }
         for subscription in link.subscriptions.values {
-            for stream in subscription.streams.values { stream.finish(throwing: error) }
+            for subscriber in subscription.subscribers.values { subscriber.end(error) }
         }
     }
 
@@ -113,21 +114,20 @@ struct GATTClientState {
                                                                               cccdHandle: cccdHandle)
     }
 
-    /// Adds a stream to the subscription at `valueHandle` (when there still is one); returns its
-    /// identifier.
-    mutating func addStream(_ stream: AsyncThrowingStream<Data, any Error>.Continuation, valueHandle: UInt16,
-                            on handle: ConnectionHandle) -> StreamID {
+    /// Adds a stream or receiver to the subscription at `valueHandle` (when there still is one);
+    /// returns its identifier.
+    mutating func add(_ subscriber: ValueSubscriber, valueHandle: UInt16, on handle: ConnectionHandle) -> StreamID {
         lastStreamID += 1
         let id = StreamID(rawValue: lastStreamID)
-        links[handle]?.subscriptions[valueHandle]?.streams[id] = stream
+        links[handle]?.subscriptions[valueHandle]?.subscribers[id] = subscriber
         return id
     }
 
-    mutating func removeStream(_ id: StreamID, valueHandle: UInt16, on handle: ConnectionHandle) {
-        links[handle]?.subscriptions[valueHandle]?.streams[id] = nil
+    mutating func removeSubscriber(_ id: StreamID, valueHandle: UInt16, on handle: ConnectionHandle) {
+        links[handle]?.subscriptions[valueHandle]?.subscribers[id] = nil
     }
 
-    /// Removes the subscription at `valueHandle`; returns it (its streams are the caller's to end).
+    /// Removes the subscription at `valueHandle`; returns it (its subscribers are the caller's to end).
     mutating func unsubscribe(_ valueHandle: UInt16, on handle: ConnectionHandle) -> Subscription? {
         links[handle]?.subscriptions.removeValue(forKey: valueHandle)
     }
@@ -138,17 +138,15 @@ struct GATTClientState {
         links[handle]?.discoveredValueHandles[valueHandle] == BluetoothUUID.Characteristic.serviceChanged
     }
 
-    /// A notification or indication from the server of the link: every stream of its
+    /// A notification or indication from the server of the link: every subscriber of its
     /// subscription gets the value; a stream whose consumer fell ``streamLimit`` values behind
     /// ends with an overflow.
     mutating func received(_ value: [UInt8], valueHandle: UInt16, on handle: ConnectionHandle) {
         guard let subscription = links[handle]?.subscriptions[valueHandle] else { return }
         let data = Data(value)
-        for (id, stream) in subscription.streams {
-            if case .dropped = stream.yield(data) {
-                links[handle]?.subscriptions[valueHandle]?.streams[id] = nil
-                stream.finish(throwing: BleuError.bufferOverflow(.values(of: subscription.characteristic.uuid, limit: streamLimit)))
-            }
+        for (id, subscriber) in subscription.subscribers where !subscriber.deliver(data) {
+            links[handle]?.subscriptions[valueHandle]?.subscribers[id] = nil
+            subscriber.end(BleuError.bufferOverflow(.values(of: subscription.characteristic.uuid, limit: streamLimit)))
         }
     }
 }

@@ -119,6 +119,13 @@ public final class HCICentralManager: CentralManager {
         try await radio.subscribe(to: characteristic)
     }
 
+    /// Hands each value to `receive` from the task that reads the link's ATT PDUs, as it
+    /// decodes the notification: no task of the subscriber's own, and no buffer.
+    public func subscribe(to characteristic: RemoteCharacteristic,
+                          receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+        try await radio.subscribe(to: characteristic, receive: receive)
+    }
+
     public func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
         try await radio.unsubscribe(from: characteristic)
     }

@@ -118,6 +118,26 @@ extension HCIRadio {
     // MARK: Notifications
 
     func subscribe(to characteristic: RemoteCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
+        let (subscriber, stream, continuation) = ValueSubscriber.stream(limit: client.streamLimit)
+        let end = try await subscribe(characteristic, subscriber)
+        continuation.onTermination = { _ in end() }
+        return stream
+    }
+
+    /// Hands each value to `receive` from the task that reads the link's ATT PDUs.
+    func subscribe(to characteristic: RemoteCharacteristic,
+                   receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
+        let (subscriber, silence) = ValueSubscriber.receiver(receive)
+        let end = try await subscribe(characteristic, subscriber)
+        return ValueSubscription {
+            silence()
+            end()
+        }
+    }
+
+    /// Files `subscriber` with the characteristic's subscription, turning notifications (or
+    /// indications) on first when they are not; returns what removes it.
+    private func subscribe(_ characteristic: RemoteCharacteristic, _ subscriber: ValueSubscriber) async throws -> @Sendable () -> Void {
         let peer = characteristic.peripheral
         var link = try readyLink(peer)
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
@@ -135,13 +155,11 @@ extension HCIRadio {
                 cccdToWrite = cccd.handle
             }
         }
-        // The stream is in place before the configuration is written: a server may notify at once.
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Data.self,
-                                                                    bufferingPolicy: .bufferingOldest(client.streamLimit))
+        // The subscriber is in place before the configuration is written: a server may notify at once.
         let handle = link.handle
-        let id = client.addStream(continuation, valueHandle: valueHandle, on: handle)
+        let id = client.add(subscriber, valueHandle: valueHandle, on: handle)
         let pipeline = self.pipeline
-        continuation.onTermination = { _ in pipeline.post(.valueStreamEnded(id, valueHandle: valueHandle, handle: handle)) }
+        let end: @Sendable () -> Void = { pipeline.post(.valueStreamEnded(id, valueHandle: valueHandle, handle: handle)) }
         if let cccd = cccdToWrite {
             let bits: UInt16 = characteristic.properties.contains(.notify) ? 0x0001 : 0x0002
             do {
@@ -149,18 +167,18 @@ extension HCIRadio {
                                                    descriptor: cccd, bits: bits), on: peer)
             } catch {
                 if let subscription = client.unsubscribe(valueHandle, on: handle) {
-                    for other in subscription.streams.values { other.finish(throwing: error) }
+                    for (other, subscriber) in subscription.subscribers where other != id { subscriber.end(error) }
                 }
                 throw error
             }
         }
-        return stream
+        return end
     }
 
     func unsubscribe(from characteristic: RemoteCharacteristic) async throws {
         let link = try readyLink(characteristic.peripheral)
         guard let subscription = client.unsubscribe(characteristic.valueHandle, on: link.handle) else { return }
-        for stream in subscription.streams.values { stream.finish() }
+        for subscriber in subscription.subscribers.values { subscriber.end(nil) }
         _ = try await procedure(.configure(valueHandle: characteristic.valueHandle, end: characteristic.endHandle,
                                            descriptor: subscription.cccdHandle, bits: 0), on: characteristic.peripheral)
     }

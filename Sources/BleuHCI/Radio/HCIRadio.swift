@@ -318,7 +318,7 @@ public actor HCIRadio {
             guard scanner.currentID == id else { return }
             await stopScan()
         case let .valueStreamEnded(id, valueHandle, handle):
-            client.removeStream(id, valueHandle: valueHandle, on: handle)
+            client.removeSubscriber(id, valueHandle: valueHandle, on: handle)
         }
     }
 
