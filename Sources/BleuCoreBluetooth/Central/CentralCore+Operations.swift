@@ -115,7 +115,7 @@ extension CentralCore {
     private func enable(_ enabling: PeripheralEntry.Enabling, _ characteristic: RemoteCharacteristic, _ object: CBCharacteristic,
                         _ entry: PeripheralEntry) {
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-            return fail(enabling, .notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe)))
+            return enabling.fail(.notSupported(.characteristicProperties(characteristic.uuid, characteristic.properties, .subscribe)))
         }
         let handle = characteristic.valueHandle
         var changes = entry.notifyChanges[handle] ?? []
@@ -138,13 +138,6 @@ extension CentralCore {
         switch enabling {
         case .stream(let waiter): waiter.succeed(makeValueStream(entry, valueHandle: valueHandle))
         case .receiver(let waiter, let receive): waiter.succeed(makeReceiver(entry, valueHandle: valueHandle, receive))
-        }
-    }
-
-    private func fail(_ enabling: PeripheralEntry.Enabling, _ error: BleuError) {
-        switch enabling {
-        case .stream(let waiter): waiter.fail(error)
-        case .receiver(let waiter, _): waiter.fail(error)
         }
     }
 

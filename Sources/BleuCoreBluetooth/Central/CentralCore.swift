@@ -28,7 +28,7 @@ final class CentralCore: NSObject, @unchecked Sendable {
     var peripherals: [UUID: PeripheralEntry] = [:]
     private var scan: Scan?
     private var nextScan = 0
-    private var nextStream = 0
+    private var nextSubscriber = 0
     private var nextVerdict = 0
 
     /// The running scan: its stream, and the peripherals it reported (for duplicate filtering).
@@ -246,13 +246,7 @@ final class CentralCore: NSObject, @unchecked Sendable {
         entry.descriptorWrites.removeAll()
         for change in entry.notifyChanges.values.joined() {
             switch change {
-            case .enable(let enablings):
-                for enabling in enablings {
-                    switch enabling {
-                    case .stream(let waiter): waiter.fail(error)
-                    case .receiver(let waiter, _): waiter.fail(error)
-                    }
-                }
+            case .enable(let enablings): for enabling in enablings { enabling.fail(error) }
             case .disable(let waiter): waiter.fail(error)
             }
         }
@@ -305,9 +299,9 @@ final class CentralCore: NSObject, @unchecked Sendable {
     }
 
     private func file(_ subscriber: ValueSubscriber, with entry: PeripheralEntry, valueHandle: UInt16) -> Int {
-        nextStream += 1
-        entry.subscriptions[valueHandle]?.subscribers[nextStream] = subscriber
-        return nextStream
+        nextSubscriber += 1
+        entry.subscriptions[valueHandle]?.subscribers[nextSubscriber] = subscriber
+        return nextSubscriber
     }
 
     /// A notified value: every subscriber of the subscription gets it; a stream whose consumer

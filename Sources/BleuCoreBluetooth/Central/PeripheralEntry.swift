@@ -49,6 +49,13 @@ final class PeripheralEntry {
             case .receiver(let waiter, _): waiter.isWaiting
             }
         }
+
+        func fail(_ error: BleuError) {
+            switch self {
+            case .stream(let waiter): waiter.fail(error)
+            case .receiver(let waiter, _): waiter.fail(error)
+            }
+        }
     }
 
     /// A characteristic's notifications: its subscribers, by number.

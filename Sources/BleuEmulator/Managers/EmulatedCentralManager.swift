@@ -212,20 +212,14 @@ public final class EmulatedCentralManager: CentralManager {
     public func subscribe(to characteristic: RemoteCharacteristic,
                           receive: @escaping @Sendable (ValueDelivery) -> Void) async throws -> ValueSubscription {
         let (subscriber, silence) = ValueSubscriber.receiver(receive)
-        let deliver: @Sendable (StreamDelivery<Data>) -> Void = { delivery in
-            switch delivery {
-            case .element(let value): _ = subscriber.deliver(value)
-            case .end(let error): subscriber.end(error)
-            }
-        }
         if let remote {
             let client = remote.client
             let stream = client.newNumber()
             client.setSink(stream) { delivery in
                 switch delivery {
-                case .element(.data(let value), _): deliver(.element(value))
+                case .element(.data(let value), _): _ = subscriber.deliver(value)
                 case .element: break
-                case .end(let error): deliver(.end(error))
+                case .end(let error): subscriber.end(error)
                 }
             }
             do {
@@ -243,9 +237,9 @@ public final class EmulatedCentralManager: CentralManager {
         let stream: StreamID = try await bus.awaiting { id, completion in
             beginSubscription(to: characteristic, sink: { delivery in
                 switch delivery {
-                case .element(.data(let value)): deliver(.element(value))
+                case .element(.data(let value)): _ = subscriber.deliver(value)
                 case .element(.advertisement): break
-                case .end(let error): deliver(.end(error))
+                case .end(let error): subscriber.end(error)
                 }
             }, id: id, completion: completion)
         }

@@ -68,9 +68,7 @@ struct CompactPeer: Sendable {
     private mutating func reserve(_ index: Int, limits: ReassemblyLimits) {
         let wanted = holdings.lastSize
         guard wanted > slots[index].buffer.capacity else { return }
-        var elsewhere = 0
-        for other in slots.indices where other != index { elsewhere += slots[other].buffer.capacity }
-        let room = min(wanted, limits.maximumBufferedBytes - elsewhere)
+        let room = min(wanted, limits.maximumBufferedBytes - (allocatedBytes - slots[index].buffer.capacity))
         if room > slots[index].buffer.capacity { slots[index].buffer.reserveCapacity(room) }
     }
 
