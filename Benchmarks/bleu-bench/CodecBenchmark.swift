@@ -52,7 +52,7 @@ struct CodecBenchmark: BenchmarkSuite {
                                    reading: Reading(celsius: 21.5, sensor: 7, valid: true))
 
     func run(_ options: BenchmarkOptions, _ report: inout BenchmarkReport) async throws {
-        let seconds = options.quick ? 0.01 : 0.06
+        let seconds = options.quick ? 0.01 : 0.025
         // `cbor` is the codec as the project uses it: the actor system's encoder writes integer
         // keys where the key type has them (`.integersWhenAvailable`).
         let cbor = CBOREncoder(keyEncoding: .integersWhenAvailable)
@@ -66,10 +66,11 @@ struct CodecBenchmark: BenchmarkSuite {
             Codec(name: "cbor_intkeys", encode: { try intKeys.encode($0) }, decode: { try CBORDecoder().decode(Envelope.self, from: $0) }),
             Codec(name: "cbor_strkeys", encode: { try stringKeys.encode($0) }, decode: { try CBORDecoder().decode(Envelope.self, from: $0) }),
         ]
-        // Interleaved rounds, best of each: a busy machine slows every codec alike, so the ratios
+        // Many short interleaved rounds, best of each: a machine busy for a while slows the codecs
+        // measured meanwhile, and every codec gets many chances at a quiet moment, so the ratios
         // hold where the absolute times do not.
         var best: [String: (encode: Double, decode: Double, bytes: Int)] = [:]
-        for round in 0..<(options.quick ? 2 : 8) {
+        for round in 0..<(options.quick ? 2 : 20) {
             for codec in codecs {
                 if round == 0 { progress(codec.name) }
                 let bytes = try codec.encode(Self.envelope)

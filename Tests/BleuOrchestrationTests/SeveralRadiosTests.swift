@@ -204,6 +204,63 @@ struct SeveralRadiosTests {
         await fleet.shutdown()
     }
 
+    /// A central whose first `state` read is held, once read, until the test lets it go: what
+    /// it returns may be stale by then.
+    final class HeldStateCentral: ForwardingCentralManager {
+        let base: any CentralManager
+        private let reads = AsyncStream.makeStream(of: Void.self)
+        private let held = Locked((taken: false, release: CheckedContinuation<Void, Never>?.none))
+
+        init(_ base: any CentralManager) { self.base = base }
+
+        var state: ManagerState {
+            get async {
+                let state = await base.state
+                guard held.withLock({ held in defer { held.taken = true }; return !held.taken }) else { return state }
+                await withCheckedContinuation { continuation in
+                    held.withLock { $0.release = continuation }
+                    reads.continuation.yield()
+                }
+                return state
+            }
+        }
+
+        /// Returns once the first read has taken the state and is held.
+        func firstRead() async {
+            var iterator = reads.stream.makeAsyncIterator()
+            _ = await iterator.next()
+        }
+
+        func letGo() {
+            held.withLock { held in defer { held.release = nil }; return held.release }?.resume()
+        }
+    }
+
+    @Test("a radio's state read as it is added does not overwrite a newer one its events brought meanwhile")
+    func addedRadioStateNotOverwritten() async throws {
+        let setup = try await Radios.make(devices: 2, radios: 1, slots: 4)
+        let (world, fleet) = (setup.world, setup.fleet)
+        defer { world.end() }
+        world.bus.setState(.poweredOff, of: world.central)
+        for id in setup.ids { await fleet.pin(id) }
+        await fleet.start()
+        let ids = setup.ids
+        let unavailable = { @Sendable (states: [UUID: DeviceState]) in
+            ids.allSatisfy { states[$0] == .suspended(.radioUnavailable(.poweredOff)) }
+        }
+        #expect(await settle(fleet, world, until: unavailable))
+        let central = EmulatedCentralManager(bus: world.bus)
+        let held = HeldStateCentral(central)
+        async let added = fleet.addRadio(FleetRadio(name: "B", central: held, connectionSlots: 4))
+        await held.firstRead()  // the fleet read B powered on…
+        world.bus.setState(.poweredOff, of: central)  // …and B powers off before the read is recorded
+        held.letGo()
+        #expect(await added)
+        #expect(await settle(fleet, world, until: unavailable), "no device is sent to a radio that is off")
+        #expect(fleet.radios.aggregateState == .poweredOff)
+        await fleet.shutdown()
+    }
+
     @Test("a device that failed on the only radio that hears it is not held for a whole scan on the others")
     func failoverListensBriefly() async throws {
         let world = try await FleetWorld.make(count: 1)

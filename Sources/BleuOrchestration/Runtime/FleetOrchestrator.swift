@@ -482,9 +482,14 @@ public actor FleetOrchestrator {
         }
     }
 
+    /// Records the radio's state, then routes its events. In this order because the event stream
+    /// starts with the state as it is when the stream opens, so it only brings the record
+    /// forward; a state read after the stream opened could be older than an event routed while
+    /// the read was under way, and would overwrite it.
     private func startEvents(of index: Int) async {
-        await radios.owner(index).startEvents { [weak self] event in await self?.route(event, radio: index) }
-        _ = radios.setState(await radios.owner(index).central.state, of: index)
+        let owner = radios.owner(index)
+        _ = radios.setState(await owner.central.state, of: index)
+        await owner.startEvents { [weak self] event in await self?.route(event, radio: index) }
     }
 
     /// Tells the devices the radio state they see (powered on while any radio is) when it changed.

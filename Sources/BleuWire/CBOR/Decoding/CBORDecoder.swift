@@ -46,7 +46,7 @@ public struct CBORDecoder: Sendable {
     /// refuses, is parsed into a tree, which decodes it or throws the error that describes it.
     private func decode<T: Decodable>(_ type: T.Type, fromBuffer buffer: UnsafeRawBufferPointer) throws -> T {
         if LinearDecoding.accepts(buffer, limits: limits) {
-            return try LinearDecoding(copying: buffer, options: self).decode(type, at: 0, codingPath: [])
+            return try LinearDecoding(copying: buffer, options: self).decode(type, at: 0, path: .root)
         }
         let value = try Result { () throws(CBORError) -> CBORValue in try CBORReader.parse(buffer, limits: limits) }.get()
         return try decodeItem(type, from: value, codingPath: [])

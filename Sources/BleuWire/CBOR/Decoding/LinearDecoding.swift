@@ -82,26 +82,26 @@ final class LinearDecoding {
     }
 
     /// The tree path's decoder for the one item at `offset`.
-    func tree(at offset: Int, _ codingPath: [any CodingKey]) throws -> CBORDecoderState {
-        CBORDecoderState(value: try item(at: offset), options: options, codingPath: codingPath)
+    func tree(at offset: Int, _ path: DecodingPath) throws -> CBORDecoderState {
+        CBORDecoderState(value: try item(at: offset), options: options, codingPath: path.keys)
     }
 
     /// Decodes any `Decodable` from the item at `offset`: the codec's own types as the tree path
     /// converts them, any other type through its `init(from:)` on this path.
-    func decode<T: Decodable>(_ type: T.Type, at offset: Int, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
-        if let special = try options.decodeSpecial(type, from: item(at: offset), codingPath: codingPath()) {
+    func decode<T: Decodable>(_ type: T.Type, at offset: Int, path: DecodingPath) throws -> T {
+        if let special = try options.decodeSpecial(type, from: item(at: offset), codingPath: path.keys) {
             return special
         }
-        return try T(from: LinearDecoder(decoding: self, offset: offset, codingPath: codingPath()))
+        return try T(from: LinearDecoder(decoding: self, offset: offset, path: path))
     }
 
     /// A keyed container over the map at `offset`; the tree path's for anything else (which
     /// throws its type mismatch) and for a map of more than ``largestScannedMap`` pairs.
-    func keyedContainer<Key: CodingKey>(_ type: Key.Type, at offset: Int, codingPath: [any CodingKey]) throws -> KeyedDecodingContainer<Key> {
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type, at offset: Int, path: DecodingPath) throws -> KeyedDecodingContainer<Key> {
         var reader = reader(at: offset)
         let head = try reader.readHead()
         guard head.major == 5, head.argument <= Self.largestScannedMap else {
-            return try tree(at: offset, codingPath).container(keyedBy: type)
+            return try tree(at: offset, path).container(keyedBy: type)
         }
         let count = Int(head.argument)
         let first = pairs.count
@@ -125,18 +125,18 @@ final class LinearDecoding {
             pairs.append(Pair(textStart: textStart, textCount: textCount, textIsASCII: textIsASCII, integer: integer, value: reader.offset))
             if index < count - 1 { try reader.skipCheckedItem() }  // the last value need not be walked
         }
-        return KeyedDecodingContainer(LinearKeyedDecodingContainer<Key>(decoding: self, pairs: first..<first + count, codingPath: codingPath))
+        return KeyedDecodingContainer(LinearKeyedDecodingContainer<Key>(decoding: self, pairs: first..<first + count, path: path))
     }
 
     /// An unkeyed container over the array at `offset`; the tree path's for anything else (a
     /// byte string, read as its bytes, or a type mismatch).
-    func unkeyedContainer(at offset: Int, codingPath: [any CodingKey]) throws -> any UnkeyedDecodingContainer {
+    func unkeyedContainer(at offset: Int, path: DecodingPath) throws -> any UnkeyedDecodingContainer {
         var reader = reader(at: offset)
         let head = try reader.readHead()
         guard head.major == 4 else {
-            return try tree(at: offset, codingPath).unkeyedContainer()
+            return try tree(at: offset, path).unkeyedContainer()
         }
-        return LinearUnkeyedDecodingContainer(decoding: self, codingPath: codingPath, elementCount: Int(head.argument), position: reader.offset)
+        return LinearUnkeyedDecodingContainer(decoding: self, path: path, elementCount: Int(head.argument), position: reader.offset)
     }
 
     /// The offset just after the item at `offset`.
@@ -165,15 +165,16 @@ final class LinearDecoding {
 struct LinearDecoder: Decoder {
     let decoding: LinearDecoding
     let offset: Int
-    let codingPath: [any CodingKey]
+    let path: DecodingPath
+    var codingPath: [any CodingKey] { path.keys }
     var userInfo: [CodingUserInfoKey: Any] { decoding.options.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try decoding.keyedContainer(type, at: offset, codingPath: codingPath)
+        try decoding.keyedContainer(type, at: offset, path: path)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try decoding.unkeyedContainer(at: offset, codingPath: codingPath)
+        try decoding.unkeyedContainer(at: offset, path: path)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {

@@ -6,7 +6,8 @@ struct LinearKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     let decoding: LinearDecoding
     /// This map's range in ``LinearDecoding/pairs``.
     let pairs: Range<Int>
-    let codingPath: [any CodingKey]
+    let path: DecodingPath
+    var codingPath: [any CodingKey] { path.keys }
 
     var allKeys: [Key] {
         decoding.pairs[pairs].compactMap { pair -> Key? in
@@ -52,35 +53,33 @@ struct LinearKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         decoding.isNull(at: try offset(key))
     }
 
-    private var options: CBORDecoder { decoding.options }
-
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try options.bool(item(key), codingPath + [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try options.string(item(key), codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try options.double(item(key), codingPath + [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try options.float(item(key), codingPath + [key]) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try options.integer(type, item(key), codingPath + [key]) }
-    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoding.options.bool(item(key), codingPath + [key]) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoding.options.string(item(key), codingPath + [key]) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoding.options.double(item(key), codingPath + [key]) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoding.options.float(item(key), codingPath + [key]) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoding.options.integer(type, item(key), codingPath + [key]) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decoding.options.integer(type, item(key), codingPath + [key]) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoding.decode(type, at: offset(key), codingPath: codingPath + [key])
+        try decoding.decode(type, at: offset(key), path: path.appending(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoding.keyedContainer(type, at: offset(key), codingPath: codingPath + [key])
+        try decoding.keyedContainer(type, at: offset(key), path: path.appending(key))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoding.unkeyedContainer(at: offset(key), codingPath: codingPath + [key])
+        try decoding.unkeyedContainer(at: offset(key), path: path.appending(key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -94,9 +93,9 @@ struct LinearKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// The value for `key`, or `null` when there is none (as on the tree path).
     private func superDecoder(_ key: some CodingKey) -> any Decoder {
         guard let offset = find(key) else {
-            return CBORDecoderState(value: .null, options: options, codingPath: codingPath + [key])
+            return CBORDecoderState(value: .null, options: decoding.options, codingPath: codingPath + [key])
         }
-        return LinearDecoder(decoding: decoding, offset: offset, codingPath: codingPath + [key])
+        return LinearDecoder(decoding: decoding, offset: offset, path: path.appending(key))
     }
 }
 
@@ -104,7 +103,8 @@ struct LinearKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 /// one is asked for, so reading the last element of an array costs no walk over it.
 struct LinearUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoding: LinearDecoding
-    let codingPath: [any CodingKey]
+    let path: DecodingPath
+    var codingPath: [any CodingKey] { path.keys }
     let elementCount: Int
     private(set) var currentIndex = 0
     /// Where the element at `currentIndex` starts — or, while `pastPosition` is set, the one
@@ -112,20 +112,21 @@ struct LinearUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     private var position: Int
     private var pastPosition = false
 
-    init(decoding: LinearDecoding, codingPath: [any CodingKey], elementCount: Int, position: Int) {
+    init(decoding: LinearDecoding, path: DecodingPath, elementCount: Int, position: Int) {
         self.decoding = decoding
-        self.codingPath = codingPath
+        self.path = path
         self.elementCount = elementCount
         self.position = position
     }
 
     var count: Int? { elementCount }
     var isAtEnd: Bool { currentIndex >= elementCount }
-    private var path: [any CodingKey] { codingPath + [CBORIndexKey(currentIndex)] }
+    /// The path of the current element.
+    private var elementPath: DecodingPath { path.appending(CBORIndexKey(currentIndex)) }
 
     /// Where the current element starts; throws as the tree path does when there is none.
     private mutating func element(_ type: Any.Type) throws -> Int {
-        guard !isAtEnd else { throw CBORUnkeyedDecodingContainer.noMoreElements(type, path, count: elementCount) }
+        guard !isAtEnd else { throw CBORUnkeyedDecodingContainer.noMoreElements(type, elementPath.keys, count: elementCount) }
         if pastPosition {
             position = try decoding.end(of: position)
             pastPosition = false
@@ -143,8 +144,8 @@ struct LinearUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     private mutating func next<T>(_ type: T.Type, _ convert: (CBORDecoder, CBORValue, () -> [any CodingKey]) throws -> T) throws -> T {
         let offset = try element(type)
         let item = try decoding.item(at: offset)
-        let (codingPath, index) = (self.codingPath, currentIndex)
-        let result = try convert(decoding.options, item) { codingPath + [CBORIndexKey(index)] }
+        let (path, index) = (self.path, currentIndex)
+        let result = try convert(decoding.options, item) { path.appending(CBORIndexKey(index)).keys }
         advance()
         return result
     }
@@ -175,28 +176,28 @@ struct LinearUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let offset = try element(type)
-        let value = try decoding.decode(type, at: offset, codingPath: path)
+        let value = try decoding.decode(type, at: offset, path: elementPath)
         advance()
         return value
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try element(KeyedDecodingContainer<NestedKey>.self)
-        let container = try decoding.keyedContainer(type, at: offset, codingPath: path)
+        let container = try decoding.keyedContainer(type, at: offset, path: elementPath)
         advance()
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let offset = try element((any UnkeyedDecodingContainer).self)
-        let container = try decoding.unkeyedContainer(at: offset, codingPath: path)
+        let container = try decoding.unkeyedContainer(at: offset, path: elementPath)
         advance()
         return container
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let offset = try element((any Decoder).self)
-        let decoder = LinearDecoder(decoding: decoding, offset: offset, codingPath: path)
+        let decoder = LinearDecoder(decoding: decoding, offset: offset, path: elementPath)
         advance()
         return decoder
     }
@@ -206,28 +207,27 @@ struct LinearUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 struct LinearSingleValueDecodingContainer: SingleValueDecodingContainer {
     let decoder: LinearDecoder
     var codingPath: [any CodingKey] { decoder.codingPath }
-    private var options: CBORDecoder { decoder.decoding.options }
     private func item() throws -> CBORValue { try decoder.decoding.item(at: decoder.offset) }
 
     func decodeNil() -> Bool { decoder.decoding.isNull(at: decoder.offset) }
-    func decode(_ type: Bool.Type) throws -> Bool { try options.bool(item(), codingPath) }
-    func decode(_ type: String.Type) throws -> String { try options.string(item(), codingPath) }
-    func decode(_ type: Double.Type) throws -> Double { try options.double(item(), codingPath) }
-    func decode(_ type: Float.Type) throws -> Float { try options.float(item(), codingPath) }
-    func decode(_ type: Int.Type) throws -> Int { try options.integer(type, item(), codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: Int128.Type) throws -> Int128 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try options.integer(type, item(), codingPath) }
-    func decode(_ type: UInt128.Type) throws -> UInt128 { try options.integer(type, item(), codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decoding.options.bool(item(), codingPath) }
+    func decode(_ type: String.Type) throws -> String { try decoder.decoding.options.string(item(), codingPath) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decoding.options.double(item(), codingPath) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.decoding.options.float(item(), codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: Int128.Type) throws -> Int128 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decoding.options.integer(type, item(), codingPath) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try decoder.decoding.options.integer(type, item(), codingPath) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decoding.decode(type, at: decoder.offset, codingPath: codingPath)
+        try decoder.decoding.decode(type, at: decoder.offset, path: decoder.path)
     }
 }

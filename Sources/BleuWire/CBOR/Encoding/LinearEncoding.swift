@@ -36,6 +36,7 @@ final class LinearEncoding {
         self.options = options
         open.reserveCapacity(8)
         frames.reserveCapacity(8)
+        path.reserveCapacity(8)
     }
 
     func abandon() { isLinear = false }

@@ -23,12 +23,14 @@ struct CBORReader {
 
     private var remaining: Int { base.count - offset }
 
+    @inline(__always)
     private mutating func readByte() throws(CBORError) -> UInt8 {
         guard offset < base.count else { throw .truncated(offset: offset) }
         defer { offset += 1 }
         return base[offset]
     }
 
+    @inline(__always)
     private mutating func readBigEndian<T: FixedWidthInteger>(_: T.Type) throws(CBORError) -> T {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { throw .truncated(offset: offset) }
@@ -37,6 +39,7 @@ struct CBORReader {
     }
 
     /// The argument that follows an initial byte with additional information `info` (0–27).
+    @inline(__always)
     private mutating func readArgument(_ info: UInt8, at start: Int) throws(CBORError) -> UInt64 {
         switch info {
         case 0..<24: return UInt64(info)
@@ -66,6 +69,7 @@ struct CBORReader {
     }
 
     /// Reads the head of the item at ``offset``: the initial byte and the argument after it.
+    @inline(__always)
     mutating func readHead() throws(CBORError) -> Head {
         let start = offset
         let initial = try readByte()
@@ -131,7 +135,13 @@ struct CBORReader {
     /// same bytes. A caller reports errors by parsing again with `readItem`, the one source of them.
     mutating func checkItem(depth: Int) throws(CBORError) -> Bool {
         let start = offset
-        let head = try readHead()
+        return try check(readHead(), at: start, depth: depth)
+    }
+
+    /// ``checkItem(depth:)`` for an item whose head, which started at `start`, was just read.
+    /// Inlined into the loop over a collection's elements, so a scalar element costs no call.
+    @inline(__always)
+    private mutating func check(_ head: Head, at start: Int, depth: Int) throws(CBORError) -> Bool {
         if head.info == 31 { return false }
         switch head.major {
         case 0, 1:
@@ -144,13 +154,7 @@ struct CBORReader {
             offset += count
             return true
         case 4, 5:
-            let itemsPerElement = Int(head.major) - 3  // an array element is one item, a map pair two
-            let count = try checkedLength(head.argument, limit: limits.maximumCollectionCount, elementSize: itemsPerElement, at: start)
-            try checkDepth(depth + 1, at: start)
-            for _ in 0..<count * itemsPerElement {
-                guard try checkItem(depth: depth + 1) else { return false }
-            }
-            return true
+            return try checkElements(head, at: start, depth: depth)
         case 6:
             try checkDepth(depth + 1, at: start)
             return try checkItem(depth: depth + 1)
@@ -158,6 +162,18 @@ struct CBORReader {
             _ = try readSimple(head.info, head.argument, at: start)
             return true
         }
+    }
+
+    /// The elements of the array or map whose head, which started at `start`, was just read.
+    private mutating func checkElements(_ head: Head, at start: Int, depth: Int) throws(CBORError) -> Bool {
+        let itemsPerElement = Int(head.major) - 3  // an array element is one item, a map pair two
+        let count = try checkedLength(head.argument, limit: limits.maximumCollectionCount, elementSize: itemsPerElement, at: start)
+        try checkDepth(depth + 1, at: start)
+        for _ in 0..<count * itemsPerElement {
+            let elementStart = offset
+            guard try check(readHead(), at: elementStart, depth: depth + 1) else { return false }
+        }
+        return true
     }
 
     /// Moves past one item of input that ``checkItem(depth:)`` accepted (definite lengths only),
