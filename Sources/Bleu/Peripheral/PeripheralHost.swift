@@ -29,6 +29,17 @@ final class PeripheralHost: Sendable {
         var call: UInt16
         /// Which of the central's links (numbered by the host).
         var link: UInt64
+
+        /// The central's 16 bytes as two words: `UUID`'s own hashing feeds them to the hasher as
+        /// a byte buffer, several times the cost, and a session is looked up several times per
+        /// request and reply.
+        func hash(into hasher: inout Hasher) {
+            let words = withUnsafeBytes(of: central.uuid) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(call)
+            hasher.combine(link)
+        }
     }
 
     struct Session: Sendable {
