@@ -72,6 +72,8 @@ final class ClientChannel: StreamReceiver {
         /// Calls in flight or queued for a slot.
         var admitted = 0
         var closed: (any Error)?
+        /// The longest fragment the link takes in a write without response.
+        var fragmentLength = RefreshedLength()
         /// Streams the caller opened, and how many elements each consumed since its last credit.
         var streams: [UInt32: (inbox: StreamInbox, consumed: Int)] = [:]
     }
@@ -274,8 +276,16 @@ final class ClientChannel: StreamReceiver {
 
     private func sendFragments(of message: [UInt8], counting written: inout Int) async throws {
         try await gate.run {
-            if let error = state.withLock({ $0.closed }) { throw CallNotSent(cause: error) }
-            let length = try await manager.maximumWriteValueLength(for: peripheral, type: .withoutResponse)
+            let now = clock.now()
+            let (closed, kept) = state.withLock { ($0.closed, $0.fragmentLength.current(at: now)) }
+            if let closed { throw CallNotSent(cause: closed) }
+            let length: Int
+            if let kept {
+                length = kept
+            } else {
+                length = try await manager.maximumWriteValueLength(for: peripheral, type: .withoutResponse)
+                state.withLock { $0.fragmentLength.keep(length, at: now) }
+            }
             let outgoing: OutgoingMessage
             do {
                 outgoing = try state.withLock { state throws(WireError) in

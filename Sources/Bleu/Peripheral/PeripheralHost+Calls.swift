@@ -95,6 +95,16 @@ extension PeripheralHost {
         Task { await self.send(.refused(id: id, request: kind, reason: reason), key: key) }
     }
 
+    /// The longest notification the session's central takes, as the radio said it within the
+    /// last ``RefreshedLength/period``; `nil` when the central is not connected.
+    private func notificationLength(for key: SessionKey) async -> Int? {
+        let now = clock.now()
+        if let kept = state.withLock({ $0.sessions[key]?.notificationLength.current(at: now) }) { return kept }
+        guard let length = await manager.maximumUpdateValueLength(for: key.central) else { return nil }
+        state.withLock { $0.sessions[key]?.notificationLength.keep(length, at: now) }
+        return length
+    }
+
     /// Sends a reply to one central whole, its fragments as notifications, waiting for room in
     /// the notification queue when it is full. Gives up when the central is gone.
     func send(_ reply: Reply, key: SessionKey) async {
@@ -114,9 +124,7 @@ extension PeripheralHost {
         do {
             try await gate.run {
                 guard wanted() else { throw BleuError.notConnected(key.central) }
-                guard let length = await manager.maximumUpdateValueLength(for: key.central) else {
-                    throw BleuError.notConnected(key.central)
-                }
+                guard let length = await notificationLength(for: key) else { throw BleuError.notConnected(key.central) }
                 var message = reply.encoded()
                 if message.count > configuration.maximumMessageSize {
                     configuration.logger.warning("reply \(reply.id) of \(message.count) bytes exceeds the maximum message size")

@@ -46,6 +46,8 @@ final class PeripheralHost: Sendable {
         var methods: [UInt32: MethodDefinition] = [:]
         var running: [UInt32: RunningCall] = [:]
         var fragmenter: Fragmenter
+        /// The longest notification the central takes.
+        var notificationLength = RefreshedLength()
         let gate = SerialGate()
         var streams: [UInt32: OutboundStream] = [:]
         var nextStream: UInt32 = 0
