@@ -4,57 +4,52 @@ import BleuEmulator
 import Foundation
 import Testing
 
-/// A central that says its link takes shorter writes than it does (as before an MTU exchange),
-/// counts how often it is asked, and records the length of every write.
-final class ShortWriteCentral: ForwardingCentralManager {
-    let base: any CentralManager
-    private let record = Locked((length: 20, asked: 0, written: [Int]()))
+/// A decorated radio that says its link takes shorter values than it does (as before an MTU
+/// exchange), counts how often it is asked, and records the length of every value it sends.
+protocol ShortLengthRadio: AnyObject, Sendable {
+    var record: Locked<(length: Int, asked: Int, sent: [Int])> { get }
+}
 
-    init(_ base: any CentralManager) { self.base = base }
-
+extension ShortLengthRadio {
     var asked: Int { record.withLock { $0.asked } }
-    var written: [Int] { record.withLock { $0.written } }
-
+    var sent: [Int] { record.withLock { $0.sent } }
     /// What the link says from now on (an exchange raised its MTU).
     func raise(to length: Int) { record.withLock { $0.length = length } }
+    func forget() { record.withLock { $0.sent.removeAll() } }
 
-    func forget() { record.withLock { $0.written.removeAll() } }
-
-    func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
-        let real = try await base.maximumWriteValueLength(for: peripheral, type: type)
-        return record.withLock { record in
+    func said(_ real: Int) -> Int {
+        record.withLock { record in
             record.asked += 1
             return min(record.length, real)
         }
     }
+}
+
+final class ShortWriteCentral: ForwardingCentralManager, ShortLengthRadio {
+    let base: any CentralManager
+    let record = Locked((length: 20, asked: 0, sent: [Int]()))
+
+    init(_ base: any CentralManager) { self.base = base }
+
+    func maximumWriteValueLength(for peripheral: UUID, type: WriteType) async throws -> Int {
+        said(try await base.maximumWriteValueLength(for: peripheral, type: type))
+    }
 
     func write(_ value: Data, to characteristic: RemoteCharacteristic, type: WriteType) async throws {
-        record.withLock { $0.written.append(value.count) }
+        record.withLock { $0.sent.append(value.count) }
         try await base.write(value, to: characteristic, type: type)
     }
 }
 
-/// A peripheral manager that says its centrals take shorter notifications than they do, counts
-/// how often it is asked, and records the length of every notification.
-final class ShortNotificationPeripheral: ForwardingPeripheralManager {
+final class ShortNotificationPeripheral: ForwardingPeripheralManager, ShortLengthRadio {
     let base: any PeripheralManager
-    private let record = Locked((length: 20, asked: 0, sent: [Int]()))
+    let record = Locked((length: 20, asked: 0, sent: [Int]()))
 
     init(_ base: any PeripheralManager) { self.base = base }
 
-    var asked: Int { record.withLock { $0.asked } }
-    var sent: [Int] { record.withLock { $0.sent } }
-
-    func raise(to length: Int) { record.withLock { $0.length = length } }
-
-    func forget() { record.withLock { $0.sent.removeAll() } }
-
     func maximumUpdateValueLength(for central: UUID) async -> Int? {
         guard let real = await base.maximumUpdateValueLength(for: central) else { return nil }
-        return record.withLock { record in
-            record.asked += 1
-            return min(record.length, real)
-        }
+        return said(real)
     }
 
     func updateValue(_ value: Data, for characteristic: PublishedCharacteristic, onSubscribedCentrals centrals: [UUID]?) async -> Bool {
@@ -68,59 +63,31 @@ final class ShortNotificationPeripheral: ForwardingPeripheralManager {
 /// every message, and a raised MTU used within a period.
 @Suite("Fragment length")
 struct FragmentLengthTests {
-    @Test("the write length is asked once per period, not per call; a raised MTU is used once the period passed")
-    func askedOncePerPeriod() async throws {
+    @Test("the length is asked once per period, not per message; a raised MTU is used once the period passed",
+          arguments: ["central writes", "peripheral notifications"])
+    func askedOncePerPeriod(_ side: String) async throws {
         let bus = EmulatorBus(configuration: .instant)
         let clock = ManualClock()
         var configuration = BLEActorSystem.Configuration.fast
         configuration.clock = clock
-        let peripheral = BLEActorSystem(peripheralManager: EmulatedPeripheralManager(bus: bus), configuration: configuration)
+        let shortCentral = ShortWriteCentral(EmulatedCentralManager(bus: bus))
+        let shortPeripheral = ShortNotificationPeripheral(EmulatedPeripheralManager(bus: bus))
+        let radio: any ShortLengthRadio = side == "central writes" ? shortCentral : shortPeripheral
+        let peripheral = BLEActorSystem(peripheralManager: side == "central writes" ? shortPeripheral.base : shortPeripheral,
+                                        configuration: configuration)
         let hosted = EchoActor(actorSystem: peripheral)
         try await peripheral.startAdvertising(hosted)
-        let radio = ShortWriteCentral(EmulatedCentralManager(bus: bus))
-        let central = BLEActorSystem(centralManager: radio, configuration: configuration)
+        let central = BLEActorSystem(centralManager: side == "central writes" ? shortCentral : shortCentral.base,
+                                     configuration: configuration)
         let echo = try await central.connect(to: hosted.id, as: EchoActor.self)
         let text = String(repeating: "x", count: 60)
 
         #expect(try await echo.echo(text) == text)
         let asked = radio.asked
         #expect(asked >= 1)
-        #expect(radio.written.max() == 20, "fragments as long as the link said")
+        #expect(radio.sent.max() == 20, "values as long as the radio said")
         for _ in 0..<5 { #expect(try await echo.echo(text) == text) }
-        #expect(radio.asked == asked, "no call within the period asks the radio again")
-
-        radio.raise(to: 100)
-        radio.forget()
-        #expect(try await echo.echo(text) == text)
-        #expect(radio.written.max() == 20, "the kept length holds within the period")
-
-        clock.advance(by: .seconds(1))
-        radio.forget()
-        #expect(try await echo.echo(text) == text)
-        #expect(radio.asked == asked + 1, "asked again once the period passed")
-        #expect(radio.written.max()! > 20, "the raised length is used: \(radio.written)")
-    }
-
-    @Test("the notification length is asked once per period, not per reply; a raised MTU is used once the period passed")
-    func notificationLengthOncePerPeriod() async throws {
-        let bus = EmulatorBus(configuration: .instant)
-        let clock = ManualClock()
-        var configuration = BLEActorSystem.Configuration.fast
-        configuration.clock = clock
-        let radio = ShortNotificationPeripheral(EmulatedPeripheralManager(bus: bus))
-        let peripheral = BLEActorSystem(peripheralManager: radio, configuration: configuration)
-        let hosted = EchoActor(actorSystem: peripheral)
-        try await peripheral.startAdvertising(hosted)
-        let central = BLEActorSystem(centralManager: EmulatedCentralManager(bus: bus), configuration: configuration)
-        let echo = try await central.connect(to: hosted.id, as: EchoActor.self)
-        let text = String(repeating: "y", count: 60)
-
-        #expect(try await echo.echo(text) == text)
-        let asked = radio.asked
-        #expect(asked >= 1)
-        #expect(radio.sent.max() == 20, "notifications as long as the central was said to take")
-        for _ in 0..<5 { #expect(try await echo.echo(text) == text) }
-        #expect(radio.asked == asked, "no reply within the period asks the radio again")
+        #expect(radio.asked == asked, "no message within the period asks the radio again")
 
         radio.raise(to: 100)
         radio.forget()
