@@ -32,6 +32,8 @@ enum Request: Sendable, Hashable {
         var bytes: [UInt8] = []
         switch self {
         case .call(let id, let method, let arguments):
+            bytes.reserveCapacity(1 + Varint.length(id) + Varint.length(method)
+                                  + arguments.reduce(0) { $0 + Varint.length(UInt32($1.count)) + $1.count })
             bytes.append(Kind.call.rawValue)
             Varint.append(id, to: &bytes)
             Varint.append(method, to: &bytes)

@@ -35,6 +35,7 @@ enum Reply: Sendable, Hashable {
         }
         switch self {
         case .value(let id, let value):
+            bytes.reserveCapacity(1 + Varint.length(id) + value.count)
             head(.value, id)
             bytes.append(contentsOf: value)
         case .void(let id):
@@ -51,6 +52,7 @@ enum Reply: Sendable, Hashable {
             bytes.append(request)
             bytes.append(contentsOf: Array(reason.utf8))
         case .streamElement(let stream, let value):
+            bytes.reserveCapacity(1 + Varint.length(stream) + value.count)
             head(.streamElement, stream)
             bytes.append(contentsOf: value)
         case .streamEnd(let stream):

@@ -48,6 +48,7 @@ struct Bleu24Peer: Sendable {
             sum + assembly.buffer.capacity + assembly.received.capacity * 8 + (assembly.earlyLast?.capacity ?? 0)
         }
     }
+    @usableFromInline
     var isIdle: Bool { assemblies.isEmpty }
 
     @usableFromInline

@@ -43,6 +43,7 @@ struct CompactPeer: Sendable {
     var allocatedBytes: Int { slots.reduce(0) { $0 + $1.buffer.capacity } }
 
     /// No message in progress: the peer's entry may be evicted (losing only duplicate detection).
+    @usableFromInline
     var isIdle: Bool { holdings.messagesInFlight == 0 }
 
     @usableFromInline
