@@ -80,6 +80,17 @@ public final class EmulatedPeripheralManager: PeripheralManager {
         }
     }
 
+    /// Hands `receive` each event inside the bus, as the engine produces it (see
+    /// ``/BleuCore/PeripheralManager/events(receive:)``); a write command's slot frees once
+    /// `receive` returns.
+    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
+        let subscription = Locked<EventSubscription?>(events(sink: { event, handled in
+            receive(event)
+            handled()
+        }))
+        return ValueSubscription { subscription.withLock { $0 = nil } }
+    }
+
     public func events() -> AsyncStream<PeripheralEvent> {
         guard let remote else { return hub.subscribe() }
         let client = remote.client, stream = client.newNumber()

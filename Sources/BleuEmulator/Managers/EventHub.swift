@@ -135,14 +135,27 @@ final class EventHub<Event: Sendable>: Sendable {
             return (receipt.map { state.receipts[$0] != nil } ?? true, completed)
         }
         for waiter in resume { waiter.resume(returning: event) }
+        var settledHere = 0
         for push in pushes {
             guard let receipt = push.receipt else {
                 push.sink(event, {})
                 continue
             }
-            push.sink(event, { [weak self] in self?.handled(receipt) })
+            let delivery = PushedDelivery()
+            push.sink(event, { [weak self] in
+                if !delivery.handledDuringYield() { self?.handled(receipt) }
+            })
+            if delivery.yieldReturned() { settledHere += 1 }
         }
-        return result
+        guard settledHere > 0, let receipt = pushes.first?.receipt else { return result }
+        // Sinks that handled the event before `yield` returned settle its receipt here, so the
+        // caller frees what it holds at once (a write command's slot) rather than in a task
+        // later: the engine calls `yield` holding its lock, which `onReceipts` would wait for.
+        let held = state.withLock { state in
+            for _ in 0..<settledHere { _ = Self.settle(receipt, in: &state) }
+            return state.receipts[receipt] != nil
+        }
+        return (held, result.1)
     }
 
     /// A pushed subscriber handled an event that carried a receipt.
@@ -217,6 +230,28 @@ final class EventHub<Event: Sendable>: Sendable {
         }
         state.receipts.removeValue(forKey: receipt)
         return entry.link
+    }
+}
+
+/// Whether a pushed subscriber handled an event while ``EventHub/yield(_:receipt:)`` was still
+/// delivering it (the hub settles the receipt then) or after it returned (the subscriber does).
+private final class PushedDelivery: Sendable {
+    private let state = Locked((yielding: true, handled: false))
+
+    /// The subscriber handled the event; `true` when `yield` is still delivering it.
+    func handledDuringYield() -> Bool {
+        state.withLock { state in
+            state.handled = true
+            return state.yielding
+        }
+    }
+
+    /// `yield` is done with the subscriber; `true` when it handled the event meanwhile.
+    func yieldReturned() -> Bool {
+        state.withLock { state in
+            state.yielding = false
+            return state.handled
+        }
     }
 }
 
