@@ -84,11 +84,16 @@ public final class EmulatedPeripheralManager: PeripheralManager {
     /// ``/BleuCore/PeripheralManager/events(receive:)``); a write command's slot frees once
     /// `receive` returns.
     public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        let subscription = Locked<EventSubscription?>(events(sink: { event, handled in
-            receive(event)
-            handled()
-        }))
-        return ValueSubscription { subscription.withLock { $0 = nil } }
+        guard remote == nil else {
+            let subscription = Locked<EventSubscription?>(events(sink: { event, handled in
+                receive(event)
+                handled()
+            }))
+            return ValueSubscription { subscription.withLock { $0 = nil } }
+        }
+        let hub = hub
+        let id = bus.withEngine { _ in hub.subscribe(receiver: receive) }
+        return ValueSubscription { hub.unsubscribe(id) }
     }
 
     public func events() -> AsyncStream<PeripheralEvent> {

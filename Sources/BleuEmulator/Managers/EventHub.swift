@@ -29,6 +29,8 @@ final class EventHub<Event: Sendable>: Sendable {
         var waiter: CheckedContinuation<Event?, Never>?
         /// Set for a pushed subscriber, which buffers nothing.
         var sink: Sink?
+        /// Set for a receiver: a pushed subscriber that has handled each event when it returns.
+        var receiver: (@Sendable (Event) -> Void)?
     }
 
     private struct State {
@@ -94,6 +96,20 @@ final class EventHub<Event: Sendable>: Sendable {
         }
     }
 
+    /// A receiver: a pushed subscriber that has handled each event once it returns, so it
+    /// holds no receipt (a write command's slot frees as ``yield(_:receipt:)`` returns).
+    /// Subscribe as ``subscribe(sink:)`` says; the receiver runs inside the engine, as a sink
+    /// does. Returns its number for ``unsubscribe(_:)``.
+    func subscribe(receiver: @escaping @Sendable (Event) -> Void) -> Int {
+        state.withLock { state in
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            for event in state.prefix { receiver(event) }
+            if !state.finished { state.subscribers[id] = Subscriber(receiver: receiver) }
+            return id
+        }
+    }
+
     /// Removes a subscriber; events it had not handled settle their receipts.
     func unsubscribe(_ id: Int) {
         remove(id)
@@ -106,18 +122,25 @@ final class EventHub<Event: Sendable>: Sendable {
     func yield(_ event: Event, receipt link: LinkID? = nil) -> (held: Bool, completed: [LinkID]) {
         var resume: [CheckedContinuation<Event?, Never>] = []
         var pushes: [(sink: Sink, receipt: UInt64?)] = []
+        var receivers: [@Sendable (Event) -> Void] = []
         let result: (Bool, [LinkID]) = state.withLock { state in
             guard !state.finished, !state.subscribers.isEmpty else { return (false, []) }
+            // A receiver has handled the event once `yield` returns: only streams and sinks hold
+            // its receipt, so with receivers alone the caller frees what it holds at once (a
+            // write command's slot) rather than in a task later.
+            let holders = state.subscribers.values.count(where: { $0.receiver == nil })
             var receipt: UInt64?
-            if let link {
+            if let link, holders > 0 {
                 receipt = state.nextReceipt
                 state.nextReceipt += 1
-                state.receipts[receipt!] = (link, state.subscribers.count)
+                state.receipts[receipt!] = (link, holders)
             }
             var completed: [LinkID] = []
             for id in Array(state.subscribers.keys) {
                 var subscriber = state.subscribers[id]!
-                if let sink = subscriber.sink {
+                if let receiver = subscriber.receiver {
+                    receivers.append(receiver)
+                } else if let sink = subscriber.sink {
                     pushes.append((sink, receipt))
                 } else if let waiter = subscriber.waiter {
                     subscriber.waiter = nil
@@ -132,30 +155,18 @@ final class EventHub<Event: Sendable>: Sendable {
                 }
                 state.subscribers[id] = subscriber
             }
-            return (receipt.map { state.receipts[$0] != nil } ?? true, completed)
+            return (link == nil || receipt.map { state.receipts[$0] != nil } == true, completed)
         }
         for waiter in resume { waiter.resume(returning: event) }
-        var settledHere = 0
         for push in pushes {
             guard let receipt = push.receipt else {
                 push.sink(event, {})
                 continue
             }
-            let delivery = PushedDelivery()
-            push.sink(event, { [weak self] in
-                if !delivery.handledDuringYield() { self?.handled(receipt) }
-            })
-            if delivery.yieldReturned() { settledHere += 1 }
+            push.sink(event, { [weak self] in self?.handled(receipt) })
         }
-        guard settledHere > 0, let receipt = pushes.first?.receipt else { return result }
-        // Sinks that handled the event before `yield` returned settle its receipt here, so the
-        // caller frees what it holds at once (a write command's slot) rather than in a task
-        // later: the engine calls `yield` holding its lock, which `onReceipts` would wait for.
-        let held = state.withLock { state in
-            for _ in 0..<settledHere { _ = Self.settle(receipt, in: &state) }
-            return state.receipts[receipt] != nil
-        }
-        return (held, result.1)
+        for receive in receivers { receive(event) }
+        return result
     }
 
     /// A pushed subscriber handled an event that carried a receipt.
@@ -230,28 +241,6 @@ final class EventHub<Event: Sendable>: Sendable {
         }
         state.receipts.removeValue(forKey: receipt)
         return entry.link
-    }
-}
-
-/// Whether a pushed subscriber handled an event while ``EventHub/yield(_:receipt:)`` was still
-/// delivering it (the hub settles the receipt then) or after it returned (the subscriber does).
-private final class PushedDelivery: Sendable {
-    private let state = Locked((yielding: true, handled: false))
-
-    /// The subscriber handled the event; `true` when `yield` is still delivering it.
-    func handledDuringYield() -> Bool {
-        state.withLock { state in
-            state.handled = true
-            return state.yielding
-        }
-    }
-
-    /// `yield` is done with the subscriber; `true` when it handled the event meanwhile.
-    func yieldReturned() -> Bool {
-        state.withLock { state in
-            state.yielding = false
-            return state.handled
-        }
     }
 }
 
