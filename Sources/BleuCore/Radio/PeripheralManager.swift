@@ -29,12 +29,13 @@ public protocol PeripheralManager: AnyObject, Sendable {
     /// takes it from the radio, until the subscription is cancelled. Keep the subscription and
     /// cancel it when done: dropping it does not stop the deliveries.
     ///
-    /// A receiver that only hands an event on (answers from its own state, starts a task)
-    /// saves a task switch per event against iterating a stream, and takes every event: it
-    /// never falls behind the way a stream's consumer can. A backend may call `receive` on its
-    /// own thread or queue, inside its own lock, so `receive` must return quickly, must not
+    /// On a backend that implements it, a receiver that only hands an event on (answers from
+    /// its own state, starts a task) saves a task switch per event against iterating a stream,
+    /// and never falls behind the way a stream's consumer can. A backend may call `receive` on
+    /// its own thread or queue, inside its own lock, so `receive` must return quickly, must not
     /// block, and must not call into this manager synchronously. The default implementation is
-    /// ``drainEvents(into:)``: a task of its own iterating ``events()``.
+    /// ``drainEvents(into:)``: a task of its own iterating ``events()``, with that stream's
+    /// bound.
     func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription
 
     // MARK: Services
