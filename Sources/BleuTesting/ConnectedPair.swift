@@ -24,15 +24,12 @@ public struct ConnectedPair: Sendable {
     public let central: BLEActorSystem
 
     /// Both systems on a new bus with `emulator` (default `.instant`) and `configuration`
-    /// (default ``Bleu/BLEActorSystem/Configuration/fast``). `peripheralRadio` gives the
-    /// peripheral system its radio made from ``peripheralManager``, such as that radio in a
-    /// decorator (a ``/BleuCore/ForwardingPeripheralManager``); by default the radio itself.
-    public init(emulator: EmulatorConfiguration = .instant, configuration: BLEActorSystem.Configuration = .fast,
-                peripheralRadio: (EmulatedPeripheralManager) -> any PeripheralManager = { $0 }) {
+    /// (default ``Bleu/BLEActorSystem/Configuration/fast``).
+    public init(emulator: EmulatorConfiguration = .instant, configuration: BLEActorSystem.Configuration = .fast) {
         bus = EmulatorBus(configuration: emulator)
         peripheralManager = EmulatedPeripheralManager(bus: bus)
         centralManager = EmulatedCentralManager(bus: bus)
-        peripheral = BLEActorSystem(peripheralManager: peripheralRadio(peripheralManager), configuration: configuration)
+        peripheral = BLEActorSystem(peripheralManager: peripheralManager, configuration: configuration)
         central = BLEActorSystem(centralManager: centralManager, configuration: configuration)
     }
 

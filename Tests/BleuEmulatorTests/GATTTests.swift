@@ -319,42 +319,6 @@ struct GATTTests {
         _ = published
     }
 
-    @Test("a receiver takes each write command inside the central's write, after the state, and frees its slot as it returns")
-    func receivedEvents() async throws {
-        var configuration = EmulatorConfiguration.instant
-        configuration.writeWithoutResponseQueueDepth = 4
-        let bus = EmulatorBus(configuration: configuration)
-        let peripheral = EmulatedPeripheralManager(bus: bus)
-        let received = Locked<[PeripheralEvent]>([])
-        let subscription = peripheral.events(receive: { event in received.withLock { $0.append(event) } })
-        guard case .stateChanged(.poweredOn) = received.withLock({ $0.first }) else {
-            Issue.record("the receiver did not start with the state: \(received.withLock { $0 })")
-            return
-        }
-        _ = try await peripheral.add(.test)
-        try await peripheral.startAdvertising(AdvertisingData(localName: "R"))
-        let central = EmulatedCentralManager(bus: bus)
-        let id = try await central.discover(name: "R")
-        try await central.connect(id)
-        let characteristic = try await central.discoverTestService(on: id)[TestUUID.commandOnly]!
-        func writes() -> [UInt8] {
-            received.withLock { events in
-                events.flatMap { event -> [UInt8] in
-                    guard case .writeRequests(let batch) = event else { return [] }
-                    return batch.requests.map { $0.value[0] }
-                }
-            }
-        }
-        // More writes than the queue holds: each slot is free again once the receiver returned.
-        for i in 0..<10 {
-            try await central.write(Data([UInt8(i)]), to: characteristic, type: .withoutResponse)
-            #expect(writes() == Array(0...UInt8(i)), "write \(i) reached the receiver before the central's write returned")
-        }
-        subscription.cancel()
-        try await central.write(Data([10]), to: characteristic, type: .withoutResponse)
-        #expect(writes() == Array(0..<10), "nothing reaches a cancelled receiver")
-    }
-
     @Test("operations on a disconnected peripheral fail clearly; one in flight fails with the reason")
     func disconnected() async throws {
         let fixture = try await Fixture.make(answer: { _, _, _ in })  // never answers

@@ -34,7 +34,7 @@ extension PeripheralHost {
         switch request {
         case .cancel(let id):
             let task = state.withLock { $0.sessions[key]?.running[id]?.task }
-            cancelOffTheRadio(task.map { [$0] } ?? [])
+            task?.cancel()
         case .cancelStream(let id):
             cancelStream(id, key: key)
         case .streamCredit(let id, let credits):

@@ -96,7 +96,7 @@ extension PeripheralHost {
     /// The central stopped consuming: the source's iteration is cancelled.
     func cancelStream(_ id: UInt32, key: SessionKey) {
         let stream = state.withLock { $0.sessions[key]?.streams.removeValue(forKey: id) }
-        cancelOffTheRadio(stream?.task.map { [$0] } ?? [])
+        stream?.task?.cancel()
         stream?.waiter?.resume(returning: false)
     }
 

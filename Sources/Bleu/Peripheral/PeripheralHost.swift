@@ -13,11 +13,7 @@ final class PeripheralHost: Sendable {
     let ready = ReadySignal()
     let clock: ElapsedClock
     let state: Locked<State>
-    /// The radio's events, handed to ``handle(_:)`` as the backend takes them.
-    private let events = Locked<ValueSubscription?>(nil)
-    /// The latest republishing after a power cycle; the next one waits for it, so two never
-    /// add the services at once and they run in the order of the power cycles.
-    private let republishing = Locked<Task<Void, Never>?>(nil)
+    private let events = Locked<Task<Void, Never>?>(nil)
 
     struct Hosted: Sendable {
         var actor: any PeripheralActor
@@ -100,9 +96,6 @@ final class PeripheralHost: Sendable {
         var advertising = false
         /// The radio left `poweredOn` since the actors were published: it cleared the services.
         var databaseLost = false
-        /// How many times the radio left `poweredOn`: a republishing that began before the
-        /// latest of them does not count as having restored the database.
-        var powerLosses = 0
     }
 
     init(manager: any PeripheralManager, configuration: BLEActorSystem.Configuration) {
@@ -112,11 +105,14 @@ final class PeripheralHost: Sendable {
         let limits = ReassemblyLimits(maximumMessageSize: configuration.maximumMessageSize,
                                       maximumBufferedBytes: 2 * configuration.maximumMessageSize + 64)
         state = Locked(State(reassembler: Reassembler(format: configuration.wireFormat, limits: limits)))
-        // Requests are taken as the radio delivers them (on the writing central's thread on the
-        // emulator), not from a stream's consumer task: a call then starts with its own task
-        // as its first switch, as a raw echo's reply does.
-        let subscription = manager.events(receive: { [weak self] event in self?.handle(event) })
-        events.withLock { $0 = subscription }
+        let stream = manager.events()
+        let task = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        events.withLock { $0 = task }
     }
 
     deinit {
@@ -164,40 +160,17 @@ final class PeripheralHost: Sendable {
 
     /// The radio is on again after it lost the database (CoreBluetooth clears a peripheral
     /// manager's services when Bluetooth goes off): publishes every hosted actor again and
-    /// advertises as before, without the application doing anything. Does nothing when an
-    /// earlier republishing restored the database since the latest power loss.
+    /// advertises as before, without the application doing anything.
     private func republish() async {
-        typealias Taken = (actors: [(actor: any PeripheralActor, services: [ActorService])], advertising: Bool,
-                           losses: Int, stale: [PublishedService])
-        let taken: Taken? = state.withLock { state in
-            guard state.databaseLost else { return nil }
-            let stale = state.hosted.values.map(\.service)
+        let (actors, advertising) = state.withLock { state in
             state.hosted = [:]
             state.advertisedServices = []
-            return (state.published, state.advertising, state.powerLosses, stale)
-        }
-        guard let (actors, advertising, losses, stale) = taken else { return }
-        // What the host published last is normally gone with the radio's database. A backend
-        // whose events lag the radio (taken from a stream) may report a power loss after the
-        // radio was back and a republishing ran already: remove what is still there, so the
-        // actors are never published twice.
-        for service in stale {
-            do {
-                try await manager.remove(service)
-            } catch BleuError.invalidState {
-                // Cleared with the radio's database, as expected.
-            } catch {
-                configuration.logger.warning("could not remove the service \(service.uuid) before publishing it again: \(error)")
-            }
+            return (state.published, state.advertising)
         }
         do {
             for (actor, services) in actors { try await publish(actor, as: services) }
             if advertising { try await advertise() }
-            // A power loss reported meanwhile cleared the database again: the next power-on
-            // republishes.
-            state.withLock { state in
-                if state.powerLosses == losses { state.databaseLost = false }
-            }
+            state.withLock { $0.databaseLost = false }
             configuration.logger.info("the radio is back: \(actors.count) actors published and advertised again")
         } catch {
             // The radio went off again meanwhile, or refused: the next power-on tries again.
@@ -251,12 +224,10 @@ final class PeripheralHost: Sendable {
 
     // MARK: Events
 
-    /// One event, on the backend's thread: only state changes and tasks started here (see
-    /// ``/BleuCore/PeripheralManager/events(receive:)``).
-    private func handle(_ event: PeripheralEvent) {
+    private func handle(_ event: PeripheralEvent) async {
         switch event {
         case .writeRequests(let batch):
-            handle(batch)
+            await handle(batch)
         case .centralConnected(let central):
             // A new link: requests from now on belong to a new conversation.
             _ = state.withLock { $0.links.removeValue(forKey: central) }
@@ -264,23 +235,14 @@ final class PeripheralHost: Sendable {
             endSessions { $0 == central }
         case .stateChanged(let radio):
             let lost = state.withLock { state in
-                if radio != .poweredOn {
-                    state.powerLosses += 1
-                    if !state.published.isEmpty { state.databaseLost = true }
-                }
+                if radio != .poweredOn, !state.published.isEmpty { state.databaseLost = true }
                 return state.databaseLost
             }
             if radio != .poweredOn {
                 // Every link is gone with the radio, whether or not the backend reports each.
                 endSessions { _ in true }
             } else if lost {
-                republishing.withLock { latest in
-                    let earlier = latest
-                    latest = Task {
-                        await earlier?.value
-                        await self.republish()
-                    }
-                }
+                await republish()
             }
         case .readyToUpdateSubscribers:
             ready.signal()
@@ -306,20 +268,12 @@ final class PeripheralHost: Sendable {
             }
             return (tasks, waiters)
         }
-        cancelOffTheRadio(running)
+        for task in running { task.cancel() }
         for waiter in waiters { waiter.resume(returning: false) }
         ready.signal()
     }
 
-    /// Cancels tasks from a task of its own. Cancelling runs a task's cancellation handlers,
-    /// the application's among them, and events are handled on the radio's thread, where a
-    /// handler calling into the radio could wait for itself.
-    func cancelOffTheRadio(_ tasks: [Task<Void, Never>]) {
-        guard !tasks.isEmpty else { return }
-        Task { for task in tasks { task.cancel() } }
-    }
-
-    private func handle(_ batch: WriteRequests) {
+    private func handle(_ batch: WriteRequests) async {
         var ours = false
         let link = state.withLock { state -> UInt64 in
             if let link = state.links[batch.central] { return link }
@@ -337,12 +291,7 @@ final class PeripheralHost: Sendable {
             }
             receive(request.value, key: key)
         }
-        if ours, batch.needsResponse {
-            // A central waits for this answer before its next request on the link, so answers
-            // cannot overtake one another.
-            let manager = manager
-            Task { await manager.respond(to: batch, with: .success(())) }
-        }
+        if ours, batch.needsResponse { await manager.respond(to: batch, with: .success(())) }
     }
 
     private func receive(_ fragment: Data, key: SessionKey) {

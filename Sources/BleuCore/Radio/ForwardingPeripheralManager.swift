@@ -15,11 +15,8 @@ import Foundation
 /// ```
 ///
 /// Every requirement is forwarded, including those ``PeripheralManager`` has defaults for
-/// (``PeripheralManager/events(receive:)``, ``PeripheralManager/securityLevel(of:)``,
-/// ``PeripheralManager/pair(_:minimum:)``), so a decorator keeps what its base does there. A
-/// decorator that changes the events implements both ``PeripheralManager/events()`` and
-/// ``PeripheralManager/events(receive:)`` (with ``PeripheralManager/drainEvents(into:)`` for the
-/// second, to receive what its own `events()` streams).
+/// (``PeripheralManager/securityLevel(of:)``, ``PeripheralManager/pair(_:minimum:)``), so a
+/// decorator keeps what its base does there.
 public protocol ForwardingPeripheralManager: PeripheralManager {
     /// The peripheral manager everything not implemented by the decorator goes to.
     var base: any PeripheralManager { get }
@@ -29,9 +26,6 @@ extension ForwardingPeripheralManager {
     public var restoreIdentifier: String? { base.restoreIdentifier }
     public var state: ManagerState { get async { await base.state } }
     public func events() -> AsyncStream<PeripheralEvent> { base.events() }
-    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        base.events(receive: receive)
-    }
 
     public func add(_ service: ServiceDefinition) async throws -> PublishedService { try await base.add(service) }
     public func remove(_ service: PublishedService) async throws { try await base.remove(service) }

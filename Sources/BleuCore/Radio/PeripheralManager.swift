@@ -25,19 +25,6 @@ public protocol PeripheralManager: AnyObject, Sendable {
     /// drops the oldest past that bound (an unanswered request then times out at the central).
     func events() -> AsyncStream<PeripheralEvent>
 
-    /// Hands `receive` everything ``events()`` would stream, in the same order, as the backend
-    /// takes it from the radio, until the subscription is cancelled. Keep the subscription and
-    /// cancel it when done: dropping it does not stop the deliveries.
-    ///
-    /// On a backend that implements it, a receiver that only hands an event on (answers from
-    /// its own state, starts a task) saves a task switch per event against iterating a stream,
-    /// and never falls behind the way a stream's consumer can. A backend may call `receive` on
-    /// its own thread or queue, inside its own lock, so `receive` must return quickly, must not
-    /// block, and must not call into this manager synchronously. The default implementation is
-    /// ``drainEvents(into:)``: a task of its own iterating ``events()``, with that stream's
-    /// bound.
-    func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription
-
     // MARK: Services
 
     /// Publishes a service and returns it with its handles. Throws
@@ -118,21 +105,6 @@ public protocol PeripheralManager: AnyObject, Sendable {
 }
 
 extension PeripheralManager {
-    /// Drains ``events()`` in a task of its own.
-    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        drainEvents(into: receive)
-    }
-
-    /// Hands each event of a new ``events()`` stream to `receive` from a task of its own, until
-    /// the subscription is cancelled: ``events(receive:)`` for a backend with nothing faster.
-    public func drainEvents(into receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        let events = events()
-        let task = Task {
-            for await event in events { receive(event) }
-        }
-        return ValueSubscription { task.cancel() }
-    }
-
     /// Asks `central` to encrypt the link: ``pair(_:minimum:)`` with ``SecurityLevel/encrypted``.
     public func pair(_ central: UUID) async throws {
         try await pair(central, minimum: .encrypted)

@@ -9,10 +9,9 @@ public enum ValueDelivery: Sendable {
     case end((any Error)?)
 }
 
-/// A subscription delivering to a receiver: a characteristic's values
-/// (``CentralManager/subscribe(to:receive:)``) or a manager's events
-/// (``PeripheralManager/events(receive:)``). ``cancel()`` stops the deliveries; a characteristic
-/// stays subscribed for any other subscriber until ``CentralManager/unsubscribe(from:)``.
+/// A subscription delivering to a receiver (``CentralManager/subscribe(to:receive:)``).
+/// ``cancel()`` stops the deliveries; the characteristic stays subscribed for any other
+/// subscriber until ``CentralManager/unsubscribe(from:)``.
 public struct ValueSubscription: Sendable {
     private let stop: @Sendable () -> Void
 

@@ -1,11 +1,10 @@
-/// Fans events out to any number of subscribers, in order: `AsyncStream`s and receivers. The
-/// building block backends use for ``CentralManager/events()``, ``PeripheralManager/events()``
-/// and ``PeripheralManager/events(receive:)``.
+/// Fans events out to any number of `AsyncStream` subscribers, in order: the building block
+/// backends use for ``CentralManager/events()`` and ``PeripheralManager/events()``.
 ///
 /// Every subscriber receives every event yielded after it subscribed, in the order of the
-/// `yield` calls. Each stream's buffer holds at most `bufferLimit` events; a stream that falls
-/// further behind loses its oldest events. A stream whose consumer stops iterating is removed.
-/// A receiver is called by `yield` itself, so it never falls behind.
+/// `yield` calls. Each subscriber's buffer holds at most `bufferLimit` events; a subscriber
+/// that falls further behind loses its oldest events. A stream whose consumer stops iterating
+/// is removed.
 ///
 /// Events are delivered under a lock, which is what keeps them in order. A stream's end never
 /// waits for that lock: its consumer's task may end it while the runtime holds that task's own
@@ -16,14 +15,12 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
     private struct State {
         var nextID = 0
         var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
-        var receivers: [Int: @Sendable (Event) -> Void] = [:]
         var finished = false
     }
 
     /// The subscribers; held while delivering.
     private let state = Locked(State())
-    /// Streams and receivers that ended since the last delivery. Taken inside `state`, never
-    /// the other way.
+    /// Streams that ended since the last delivery. Taken inside `state`, never the other way.
     private let ended = Locked([Int]())
     private let bufferLimit: Int
 
@@ -59,34 +56,11 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
         return stream
     }
 
-    /// Hands `receive` the events yielded from now on, preceded by `initial` (as
-    /// ``subscribe(initial:)`` does for a stream), until the subscription is cancelled.
-    ///
-    /// `receive` runs inside `yield`, on the yielding thread and under the lock that keeps the
-    /// events in order, so a subscriber that only hands an event on saves the task switch a
-    /// stream costs per event. It must return quickly, and must not yield to or subscribe on
-    /// this broadcaster. After the subscription is cancelled no new delivery starts; one under
-    /// way may still finish.
-    public func subscribe(initial: () -> [Event] = { [] }, receive: @escaping @Sendable (Event) -> Void) -> ValueSubscription {
-        let id: Int? = state.withLock { state in
-            dropEnded(&state)
-            for event in initial() { receive(event) }
-            guard !state.finished else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.receivers[id] = receive
-            return id
-        }
-        guard let id else { return ValueSubscription(stop: {}) }
-        return ValueSubscription { [ended] in ended.withLock { $0.append(id) } }
-    }
-
     /// Delivers an event to every current subscriber.
     public func yield(_ event: Event) {
         state.withLock { state in
             dropEnded(&state)
             for continuation in state.continuations.values { continuation.yield(event) }
-            for receive in state.receivers.values { receive(event) }
         }
     }
 
@@ -96,29 +70,24 @@ public final class EventBroadcaster<Event: Sendable>: Sendable {
             defer { ended.removeAll() }
             return ended
         }
-        for id in gone {
-            state.continuations.removeValue(forKey: id)
-            state.receivers.removeValue(forKey: id)
-        }
+        for id in gone { state.continuations.removeValue(forKey: id) }
     }
 
-    /// Ends every stream and drops every receiver; later subscribers get only their initial
-    /// events.
+    /// Ends every stream; later subscribers get only their initial events.
     public func finish() {
         let continuations = state.withLock { state in
             state.finished = true
-            state.receivers.removeAll()
             defer { state.continuations.removeAll() }
             return Array(state.continuations.values)
         }
         for continuation in continuations { continuation.finish() }
     }
 
-    /// How many streams and receivers are subscribed.
+    /// How many streams are subscribed.
     public var subscriberCount: Int {
         state.withLock { state in
             dropEnded(&state)
-            return state.continuations.count + state.receivers.count
+            return state.continuations.count
         }
     }
 }

@@ -117,12 +117,6 @@ public final class CoreBluetoothPeripheralManager: PeripheralManager {
         core.subscribe()
     }
 
-    /// Hands `receive` each event on the manager's queue, as the delegate callback that
-    /// reports it runs (see ``/BleuCore/PeripheralManager/events(receive:)``).
-    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        core.subscribe(receive: receive)
-    }
-
     // MARK: Services
 
     /// Publishes the service with CoreBluetooth's `add(_:)`, returning once its

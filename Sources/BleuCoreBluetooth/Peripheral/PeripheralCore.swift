@@ -47,17 +47,11 @@ final class PeripheralCore: NSObject, @unchecked Sendable {
     }
 
     func subscribe() -> AsyncStream<PeripheralEvent> {
-        queue.sync { events.subscribe(initial: initialEvents) }
-    }
-
-    /// Events handed to `receive` on the manager's queue, as its delegate takes them.
-    func subscribe(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        queue.sync { events.subscribe(initial: initialEvents, receive: receive) }
-    }
-
-    /// What every subscriber starts with: the state, then the restoration if any.
-    private func initialEvents() -> [PeripheralEvent] {
-        [.stateChanged(state)] + (restoration.map { [.willRestoreState($0)] } ?? [])
+        queue.sync {
+            events.subscribe {
+                [.stateChanged(state)] + (restoration.map { [.willRestoreState($0)] } ?? [])
+            }
+        }
     }
 
     /// Ends the event streams and fails what waits when the manager goes away; the services

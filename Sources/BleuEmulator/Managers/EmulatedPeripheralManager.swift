@@ -80,22 +80,6 @@ public final class EmulatedPeripheralManager: PeripheralManager {
         }
     }
 
-    /// Hands `receive` each event inside the bus, as the engine produces it (see
-    /// ``/BleuCore/PeripheralManager/events(receive:)``); a write command's slot frees once
-    /// `receive` returns.
-    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        guard remote == nil else {
-            let subscription = Locked<EventSubscription?>(events(sink: { event, handled in
-                receive(event)
-                handled()
-            }))
-            return ValueSubscription { subscription.withLock { $0 = nil } }
-        }
-        let hub = hub
-        let id = bus.withEngine { _ in hub.subscribe(receiver: receive) }
-        return ValueSubscription { hub.unsubscribe(id) }
-    }
-
     public func events() -> AsyncStream<PeripheralEvent> {
         guard let remote else { return hub.subscribe() }
         let client = remote.client, stream = client.newNumber()

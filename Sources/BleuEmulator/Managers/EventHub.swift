@@ -29,8 +29,6 @@ final class EventHub<Event: Sendable>: Sendable {
         var waiter: CheckedContinuation<Event?, Never>?
         /// Set for a pushed subscriber, which buffers nothing.
         var sink: Sink?
-        /// Set for a receiver: a pushed subscriber that has handled each event when it returns.
-        var receiver: (@Sendable (Event) -> Void)?
     }
 
     private struct State {
@@ -96,20 +94,6 @@ final class EventHub<Event: Sendable>: Sendable {
         }
     }
 
-    /// A receiver: a pushed subscriber that has handled each event once it returns, so it
-    /// holds no receipt (a write command's slot frees as ``yield(_:receipt:)`` returns).
-    /// Subscribe as ``subscribe(sink:)`` says; the receiver runs inside the engine, as a sink
-    /// does. Returns its number for ``unsubscribe(_:)``.
-    func subscribe(receiver: @escaping @Sendable (Event) -> Void) -> Int {
-        state.withLock { state in
-            let id = state.nextSubscriber
-            state.nextSubscriber += 1
-            for event in state.prefix { receiver(event) }
-            if !state.finished { state.subscribers[id] = Subscriber(receiver: receiver) }
-            return id
-        }
-    }
-
     /// Removes a subscriber; events it had not handled settle their receipts.
     func unsubscribe(_ id: Int) {
         remove(id)
@@ -122,25 +106,18 @@ final class EventHub<Event: Sendable>: Sendable {
     func yield(_ event: Event, receipt link: LinkID? = nil) -> (held: Bool, completed: [LinkID]) {
         var resume: [CheckedContinuation<Event?, Never>] = []
         var pushes: [(sink: Sink, receipt: UInt64?)] = []
-        var receivers: [@Sendable (Event) -> Void] = []
         let result: (Bool, [LinkID]) = state.withLock { state in
             guard !state.finished, !state.subscribers.isEmpty else { return (false, []) }
-            // A receiver has handled the event once `yield` returns: only streams and sinks hold
-            // its receipt, so with receivers alone the caller frees what it holds at once (a
-            // write command's slot) rather than in a task later.
-            let holders = state.subscribers.values.count(where: { $0.receiver == nil })
             var receipt: UInt64?
-            if let link, holders > 0 {
+            if let link {
                 receipt = state.nextReceipt
                 state.nextReceipt += 1
-                state.receipts[receipt!] = (link, holders)
+                state.receipts[receipt!] = (link, state.subscribers.count)
             }
             var completed: [LinkID] = []
             for id in Array(state.subscribers.keys) {
                 var subscriber = state.subscribers[id]!
-                if let receiver = subscriber.receiver {
-                    receivers.append(receiver)
-                } else if let sink = subscriber.sink {
+                if let sink = subscriber.sink {
                     pushes.append((sink, receipt))
                 } else if let waiter = subscriber.waiter {
                     subscriber.waiter = nil
@@ -155,7 +132,7 @@ final class EventHub<Event: Sendable>: Sendable {
                 }
                 state.subscribers[id] = subscriber
             }
-            return (link == nil || receipt.map { state.receipts[$0] != nil } == true, completed)
+            return (receipt.map { state.receipts[$0] != nil } ?? true, completed)
         }
         for waiter in resume { waiter.resume(returning: event) }
         for push in pushes {
@@ -165,7 +142,6 @@ final class EventHub<Event: Sendable>: Sendable {
             }
             push.sink(event, { [weak self] in self?.handled(receipt) })
         }
-        for receive in receivers { receive(event) }
         return result
     }
 

@@ -33,13 +33,6 @@ public final class HCIPeripheralManager: PeripheralManager {
         return radio.events.peripheral.subscribe { [.stateChanged(radio.events.state)] }
     }
 
-    /// Hands `receive` each event as the host yields it, on the host's task (see
-    /// ``/BleuCore/PeripheralManager/events(receive:)``).
-    public func events(receive: @escaping @Sendable (PeripheralEvent) -> Void) -> ValueSubscription {
-        let radio = self.radio
-        return radio.events.peripheral.subscribe(initial: { [.stateChanged(radio.events.state)] }, receive: receive)
-    }
-
     public func add(_ service: ServiceDefinition) async throws -> PublishedService {
         try await radio.add(service)
     }
